@@ -1,0 +1,86 @@
+// buildApp(deps): the HTTP application, every plugin and route listed in order. It never listens.
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { PerchError } from './domain/errors.ts';
+import { registerAuth } from './http/auth.ts';
+import type { AppDeps } from './http/deps.ts';
+import { buildErrorHandler } from './http/errors.ts';
+import { registerRouteTable } from './http/route-table.ts';
+import { AccountSchema, ProblemSchema } from './http/schemas.ts';
+import { registerSecurityHeaders, registerShutdownGate } from './http/security-headers.ts';
+import accountRoutes from './http/routes/accounts.ts';
+import adminAccountRoutes from './http/routes/admin-accounts.ts';
+import apiKeyRoutes from './http/routes/api-keys.ts';
+import docsRoutes from './http/routes/docs.ts';
+import healthRoutes from './http/routes/health.ts';
+import importRoutes from './http/routes/imports.ts';
+import insertRoutes from './http/routes/insert.ts';
+import meRoutes from './http/routes/me.ts';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+let requestCounter = 0;
+
+export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    loggerInstance: logger,
+    // A caller's X-Request-Id is kept when it is harmless, so logs can be joined across services.
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req-${(++requestCounter).toString(36)}`;
+    },
+    requestTimeout: config.requestTimeoutMs,
+    bodyLimit: 1_048_576,
+    trustProxy: config.trustProxy,
+    return503OnClosing: false,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    // Unknown fields are refused rather than silently dropped.
+    ajv: { customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true } },
+  });
+
+  registerRouteTable(app);
+  app.setErrorHandler(buildErrorHandler(deps.store.caps.isUnavailable));
+  registerShutdownGate(app);
+  registerSecurityHeaders(app);
+  registerAuth(app, { authenticator: deps.authenticator, throttle: deps.throttle, clock: deps.clock });
+  await app.register(rateLimit, {
+    global: true,
+    max: config.rateLimitPerMinute,
+    timeWindow: 60_000,
+    hook: 'onRequest',
+    keyGenerator: (request) => request.principal?.keyId ?? request.ip,
+    errorResponseBuilder: (_request, context) => new PerchError('rate_limited', `Rate limit of ${context.max} requests per minute reached; retry in ${Math.ceil(context.ttl / 1000)} s.`),
+  });
+
+  app.addSchema(ProblemSchema);
+  app.addSchema(AccountSchema);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'perch',
+        version: deps.version,
+        description: 'Account-tracking service: register X and Bluesky accounts from CSV, then read their details. Every error is an RFC 9457 problem document with a stable `code`.',
+      },
+      servers: [{ url: '/' }],
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },
+      tags: [
+        { name: 'accounts', description: 'Register and read tracked accounts' },
+        { name: 'keys', description: 'API keys and roles' },
+        { name: 'health', description: 'Readiness and liveness' },
+      ],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+
+  await app.register(docsRoutes);
+  await app.register(healthRoutes, deps);
+  await app.register(meRoutes);
+  await app.register(accountRoutes, deps);
+  await app.register(insertRoutes, deps);
+  await app.register(adminAccountRoutes, deps);
+  await app.register(importRoutes, deps);
+  await app.register(apiKeyRoutes, deps);
+  return app;
+}

@@ -1,0 +1,153 @@
+// One validated, frozen configuration object, built from the environment by a pure function.
+import { isPlatform, type Platform } from './domain/platforms.ts';
+import { parseDuration, parseSize } from './domain/units.ts';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string;
+  /** Folder for the embedded store and its generated secret; null on PostgreSQL. */
+  readonly dataDir: string | null;
+  readonly adminApiKey: string | null;
+  readonly keyHashSecret: string | null;
+  readonly defaultPlatform: Platform;
+  readonly xBearerToken: string | null;
+  readonly xApiBaseUrl: string;
+  readonly blueskyApiBaseUrl: string;
+  readonly trackIntervalMs: number;
+  readonly tracker: boolean;
+  readonly xDailyReadBudget: number;
+  readonly maxImportBytes: number;
+  readonly maxImportRows: number;
+  readonly logLevel: string;
+  /** Requests per minute allowed to one API key. */
+  readonly rateLimitPerMinute: number;
+  /** Failed authentications per minute from one client before it is throttled. */
+  readonly authFailuresPerMinute: number;
+  /** How long a validated key is trusted before it is looked up again: the bound on revocation. */
+  readonly keyCacheTtlMs: number;
+  readonly requestTimeoutMs: number;
+  readonly trustProxy: boolean;
+}
+
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Builds the configuration from environment variables; `overrides` win (tests use them). Pure. */
+export function createConfig(env: Env, overrides: Partial<Config> = {}): Config {
+  const problems: string[] = [];
+  const text = (name: string): string | null => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? null : value;
+  };
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = text(name);
+    if (raw === null) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const duration = (name: string, fallback: string, minMs = 1_000): number => {
+    const raw = text(name) ?? fallback;
+    const value = parseDuration(raw);
+    if (value === null || value < minMs) {
+      problems.push(`${name} must be a duration such as 30s, 15m, 1h or 1d, at least ${minMs / 1000}s (got "${raw}")`);
+      return parseDuration(fallback) ?? minMs;
+    }
+    return value;
+  };
+  const size = (name: string, fallback: number): number => {
+    const raw = text(name);
+    if (raw === null) return fallback;
+    const value = parseSize(raw);
+    if (value === null || value < 1) {
+      problems.push(`${name} must be a size in bytes, or with a unit such as 50MiB (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const url = (name: string, fallback: string): string => {
+    const raw = text(name) ?? fallback;
+    try {
+      const parsed = new URL(raw);
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('scheme');
+      return raw.replace(/\/+$/, '');
+    } catch {
+      problems.push(`${name} must be an http(s) URL (got "${raw}")`);
+      return fallback;
+    }
+  };
+  const flag = (name: string, fallback: boolean): boolean => {
+    const raw = text(name)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (['on', 'true', '1', 'yes'].includes(raw)) return true;
+    if (['off', 'false', '0', 'no'].includes(raw)) return false;
+    problems.push(`${name} must be on or off (got "${raw}")`);
+    return fallback;
+  };
+
+  const databaseUrl = text('DATABASE_URL') ?? 'file:./data/perch.db';
+  let dataDir: string | null = null;
+  if (databaseUrl.startsWith('file:')) {
+    const path = databaseUrl.slice('file:'.length);
+    if (path === '') problems.push('DATABASE_URL file: needs a path, e.g. file:./data/perch.db');
+    dataDir = path === ':memory:' ? null : path.includes('/') ? path.slice(0, path.lastIndexOf('/')) || '/' : '.';
+  } else if (!/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push(`DATABASE_URL must start with file: or postgres:// (got "${databaseUrl.split('@').pop() ?? ''}")`);
+  }
+
+  const adminApiKey = text('ADMIN_API_KEY');
+  if (adminApiKey !== null && adminApiKey.length < 32) {
+    problems.push('ADMIN_API_KEY is too weak: use at least 32 characters (e.g. `openssl rand -base64 32`), or unset it to get a generated key');
+  }
+  const keyHashSecret = text('KEY_HASH_SECRET');
+  if (keyHashSecret !== null && keyHashSecret.length < 32) problems.push('KEY_HASH_SECRET must be at least 32 characters');
+
+  const platform = (text('DEFAULT_PLATFORM') ?? 'x').toLowerCase();
+  if (!isPlatform(platform)) problems.push(`DEFAULT_PLATFORM must be x or bluesky (got "${platform}")`);
+  const logLevel = (text('LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+
+  const config: Config = {
+    port: integer('PORT', 3000, 0, 65_535),
+    host: text('HOST') ?? '127.0.0.1',
+    databaseUrl,
+    dataDir,
+    adminApiKey,
+    keyHashSecret,
+    defaultPlatform: isPlatform(platform) ? platform : 'x',
+    xBearerToken: text('X_BEARER_TOKEN'),
+    xApiBaseUrl: url('X_API_BASE_URL', 'https://api.x.com'),
+    blueskyApiBaseUrl: url('BLUESKY_API_BASE_URL', 'https://public.api.bsky.app'),
+    trackIntervalMs: duration('TRACK_INTERVAL', '1h'),
+    tracker: flag('TRACKER', true),
+    xDailyReadBudget: integer('X_DAILY_READ_BUDGET', 10_000, 0, 1_000_000_000),
+    maxImportBytes: size('MAX_IMPORT_BYTES', 50 * 1_048_576),
+    maxImportRows: integer('MAX_IMPORT_ROWS', 1_000_000, 1, 100_000_000),
+    logLevel,
+    rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', 600, 1, 100_000_000),
+    authFailuresPerMinute: integer('AUTH_FAILURES_PER_MINUTE', 20, 1, 1_000_000),
+    keyCacheTtlMs: duration('KEY_CACHE_TTL', '2s', 0),
+    requestTimeoutMs: duration('REQUEST_TIMEOUT', '60s'),
+    trustProxy: flag('TRUST_PROXY', false),
+    ...overrides,
+  };
+  if (config.keyHashSecret === null && config.databaseUrl.startsWith('postgres')) {
+    problems.push('KEY_HASH_SECRET is required with PostgreSQL (every process must share it)');
+  }
+  if (config.keyCacheTtlMs > 5_000) problems.push('KEY_CACHE_TTL must be at most 5s (it bounds how long a revoked key keeps working)');
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}

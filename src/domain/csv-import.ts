@@ -1,0 +1,302 @@
+// Reading an uploaded CSV of usernames into an import plan: valid unique rows, rejections, warnings.
+import { parse, CsvError, type Parser } from 'csv-parse';
+import { PerchError } from './errors.ts';
+import type { Platform } from './platforms.ts';
+import { inferPlatform, normalizeUsernameInput, validateUsername } from './usernames.ts';
+
+export interface ImportRow { line: number; platform: Platform; username: string; key: string; tags: string[]; note: string | null }
+export interface Rejection { line: number; value: string; code: string; reason: string }
+export interface CsvImportPlan {
+  rows: ImportRow[];
+  /** Data rows seen: non-blank records, header excluded. */
+  received: number;
+  duplicates: number;
+  /** The first MAX_REJECTIONS_KEPT rejections; `rejectedCount` counts them all. */
+  rejected: Rejection[];
+  rejectedCount: number;
+  rejectedTruncated: boolean;
+  warnings: string[];
+}
+export interface CsvImportOptions { defaultPlatform: Platform; maxRows: number; maxBytes: number; onProgress?: (bytesRead: number) => void }
+
+export const MAX_REJECTIONS_KEPT = 1_000;
+const MAX_TAG_LENGTH = 64;
+const MAX_VALUE_SHOWN = 200;
+// 64 KiB of text is a few thousand rows: small enough that one chunk holds the event loop for
+// a few milliseconds, large enough that the per-chunk overhead is invisible on a 1M-row file.
+const CHUNK_CHARS = 64 * 1024;
+const USERNAME_HEADERS = new Set(['username', 'handle', 'screen_name', 'user', 'account']);
+const OPTIONAL_HEADERS = new Set(['platform', 'tags', 'note']);
+const PLATFORM_VALUES: Readonly<Record<string, Platform>> = { x: 'x', twitter: 'x', bluesky: 'bluesky' };
+const CONTROL = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/; // eslint-disable-line no-control-regex
+
+interface Columns { username: number; platform: number; tags: number; note: number }
+const HEADERLESS: Columns = { username: 0, platform: -1, tags: -1, note: -1 };
+
+/** Text chunks as UTF-8 bytes; a string is cut on character boundaries, never inside a surrogate pair. */
+async function* utf8Chunks(input: string | AsyncIterable<string | Buffer>): AsyncGenerator<Buffer> {
+  const sources: AsyncIterable<string | Buffer> | Iterable<string> = typeof input === 'string' ? [input] : input;
+  let carry = ''; // a high surrogate whose partner is in the next string chunk
+  for await (const source of sources) {
+    if (typeof source !== 'string') {
+      yield Buffer.from(source.buffer, source.byteOffset, source.byteLength);
+      continue;
+    }
+    const text = carry + source;
+    carry = '';
+    for (let start = 0; start < text.length; ) {
+      let end = Math.min(start + CHUNK_CHARS, text.length);
+      const last = text.charCodeAt(end - 1);
+      if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+      if (end === start) {
+        carry = text.slice(start);
+        break;
+      }
+      yield Buffer.from(text.slice(start, end), 'utf8');
+      start = end;
+    }
+  }
+  if (carry !== '') yield Buffer.from(carry, 'utf8');
+}
+
+/**
+ * Picks `,` `;` or tab from the first non-blank line by counting each outside quotes (a European
+ * Excel writes `;`, a TSV export writes tabs). Fed byte by byte across chunks; `done` once decided.
+ */
+function createDelimiterSniffer() {
+  const counts = new Map<number, number>([[0x2c, 0], [0x3b, 0], [0x09, 0]]);
+  let quote: 'out' | 'in' | 'in-after-quote' = 'out';
+  let fieldStart = true;
+  let content = false;
+  let done = false;
+  const decide = (): string => {
+    let best = 0x2c; // ties and lines without any delimiter go to `,`
+    for (const [byte, count] of counts) if (count > (counts.get(best) ?? 0)) best = byte;
+    return String.fromCharCode(best);
+  };
+  const feed = (bytes: Buffer): boolean => {
+    for (let i = 0; i < bytes.length && !done; i += 1) {
+      const b = bytes[i] ?? 0;
+      if (quote === 'in') {
+        if (b === 0x22) quote = 'in-after-quote';
+        continue;
+      }
+      if (quote === 'in-after-quote') {
+        quote = 'out';
+        if (b === 0x22) { quote = 'in'; continue; } // "" is an escaped quote
+      }
+      if (b === 0x0a || b === 0x0d) {
+        if (content) done = true;
+        else for (const key of counts.keys()) counts.set(key, 0); // a blank line's tabs do not vote
+        fieldStart = true;
+      } else if (counts.has(b)) {
+        counts.set(b, (counts.get(b) ?? 0) + 1);
+        if (b !== 0x09) content = true;
+        fieldStart = true;
+      } else if (b === 0x22 && fieldStart) {
+        quote = 'in';
+        content = true;
+      } else if (b !== 0x20 && b !== 0xef && b !== 0xbb && b !== 0xbf) {
+        // Anything but spaces and the bytes of a BOM (U+FEFF, EF BB BF) makes the line non-blank.
+        content = true;
+        fieldStart = false;
+      }
+    }
+    return done;
+  };
+  return { feed, decide };
+}
+
+function headerName(cell: string): string {
+  return cell.replace(/[\u200B-\u200D\u2060\uFEFF]/g, '').trim();
+}
+
+/** Number of line breaks (CRLF, LF or CR) inside a record's values, i.e. how many extra lines it spans. */
+function breaksIn(record: string[]): number {
+  let breaks = 0;
+  for (const field of record) {
+    if (field.indexOf('\n') === -1 && field.indexOf('\r') === -1) continue;
+    for (let i = 0; i < field.length; i += 1) {
+      const c = field.charCodeAt(i);
+      if (c === 0x0a || (c === 0x0d && field.charCodeAt(i + 1) !== 0x0a)) breaks += 1;
+    }
+  }
+  return breaks;
+}
+
+function parseTags(cell: string): { ok: true; tags: string[] } | { ok: false; reason: string } {
+  const tags = [...new Set(cell.split(/[;|]/).map((tag) => tag.trim()).filter((tag) => tag !== ''))];
+  if (tags.some((tag) => tag.length > MAX_TAG_LENGTH)) return { ok: false, reason: `tags are at most ${MAX_TAG_LENGTH} characters` };
+  if (tags.some((tag) => CONTROL.test(tag))) return { ok: false, reason: 'a tag contains a line break or control character' };
+  return { ok: true, tags };
+}
+
+/** Parses a whole CSV upload, streaming, yielding to the event loop between chunks. */
+export async function parseUsernameCsv(input: string | AsyncIterable<string | Buffer>, options: CsvImportOptions): Promise<CsvImportPlan> {
+  const { defaultPlatform, maxRows, maxBytes, onProgress } = options;
+  const tooLarge = () => new PerchError('import_too_large', `The file is larger than the ${maxBytes}-byte limit.`);
+  // A string is already in memory: refuse it before spending time parsing it.
+  if (typeof input === 'string' && Buffer.byteLength(input, 'utf8') > maxBytes) throw tooLarge();
+
+  const plan: CsvImportPlan = { rows: [], received: 0, duplicates: 0, rejected: [], rejectedCount: 0, rejectedTruncated: false, warnings: [] };
+  // One set of keys per platform: the key strings are shared with the rows, so no extra copies.
+  const seen: Record<Platform, Set<string>> = { x: new Set(), bluesky: new Set() };
+  let columns: Columns | null = null;
+  let nextLine = 1; // where the next record starts
+
+  const reject = (line: number, value: string, code: string, reason: string): void => {
+    plan.rejectedCount += 1;
+    if (plan.rejected.length < MAX_REJECTIONS_KEPT) plan.rejected.push({ line, value: value.slice(0, MAX_VALUE_SHOWN), code, reason });
+    else plan.rejectedTruncated = true;
+  };
+
+  const readHeader = (record: string[]): Columns | null => {
+    const shown = record.map(headerName);
+    const names = shown.map((name) => name.toLowerCase());
+    const username = names.findIndex((name) => USERNAME_HEADERS.has(name));
+    if (username === -1) return null;
+    const found: Columns = { username, platform: -1, tags: -1, note: -1 };
+    const warnings = new Set<string>();
+    names.forEach((name, index) => {
+      if (index === username || name === '') return; // empty names come from trailing delimiters
+      const label = JSON.stringify(shown[index]);
+      const known = OPTIONAL_HEADERS.has(name) ? (name as keyof Columns) : null;
+      if (known !== null && found[known] === -1) found[known] = index;
+      else if (known !== null || USERNAME_HEADERS.has(name)) warnings.add(`ignored duplicate column ${label}`);
+      else warnings.add(`ignored unknown column ${label}`);
+    });
+    plan.warnings.push(...warnings);
+    return found;
+  };
+
+  let failure: unknown = null; // the first error, from csv-parse or from a limit; checked between chunks
+
+  const readRow = (record: string[], line: number, cols: Columns): void => {
+    plan.received += 1;
+    if (plan.received > maxRows) {
+      failure ??= new PerchError('csv_too_many_rows', `The file has more than ${maxRows} rows; split it into smaller files.`);
+      return;
+    }
+    const cell = record[cols.username] ?? '';
+    const { value, platformHint } = normalizeUsernameInput(cell);
+    if (value === '') return reject(line, cell, 'empty_username', 'the username is empty');
+    let explicit: Platform | null = null;
+    const platformCell = (record[cols.platform] ?? '').trim();
+    if (platformCell !== '') {
+      explicit = PLATFORM_VALUES[platformCell.toLowerCase()] ?? null;
+      if (explicit === null) return reject(line, platformCell, 'invalid_platform', 'the platform must be x or bluesky');
+    }
+    const platform = inferPlatform(value, platformHint, explicit, defaultPlatform);
+    const check = validateUsername(platform, value);
+    if (!check.ok) return reject(line, cell, check.code, check.reason);
+    const tags = parseTags(record[cols.tags] ?? '');
+    if (!tags.ok) return reject(line, record[cols.tags] ?? '', 'invalid_tags', tags.reason);
+    if (seen[platform].has(check.key)) {
+      plan.duplicates += 1;
+      return;
+    }
+    seen[platform].add(check.key);
+    const note = (record[cols.note] ?? '').trim();
+    plan.rows.push({ line, platform, username: check.username, key: check.key, tags: tags.tags, note: note === '' ? null : note });
+  };
+
+  // Runs for every record as csv-parse emits it; no record is kept once it has been read.
+  // Line numbers are counted here rather than read from `info.lines`, which counts a CRLF inside a
+  // quoted value as two lines (csv-parse 6.2); `info` would also cost two object copies per record.
+  let followLength: (length: number) => void = () => {};
+  const onRecord = (record: string[]): void => {
+    followLength(record.length);
+    const line = nextLine;
+    nextLine += 1 + breaksIn(record);
+    if (failure !== null) return;
+    // Blank lines (and rows of empty cells such as `,,`) are skipped but still numbered.
+    if (record.every((cell) => cell.trim() === '')) return;
+    try {
+      if (columns === null) {
+        columns = readHeader(record) ?? HEADERLESS;
+        if (columns !== HEADERLESS) return;
+      }
+      readRow(record, line, columns);
+    } catch (error) {
+      failure ??= error; // never throw through csv-parse's stack
+    }
+  };
+
+  let parser: Parser | null = null;
+  const fail = (error: unknown): never => {
+    parser?.destroy();
+    if (error instanceof CsvError) {
+      // The raw message quotes file contents and csv-parse internals; only say where and what.
+      const what = error.code === 'CSV_QUOTE_NOT_CLOSED' ? 'a quoted value is never closed' : 'it is not valid CSV';
+      throw new PerchError('csv_malformed', `The file could not be read as CSV: ${what} (record starting at line ${nextLine}).`, {
+        errors: [{ line: nextLine, code: 'csv_malformed', message: what }],
+      });
+    }
+    throw error;
+  };
+  const startParser = (delimiter: string): Parser => {
+    const created = parse({
+      bom: true,
+      delimiter,
+      // All three line ends at once (rather than csv-parse's auto-detection, which locks onto the
+      // first one it sees), so a file pasted together from several sources still splits per line.
+      record_delimiter: ['\r\n', '\n', '\r'],
+      quote: '"',
+      escape: '"',
+      relax_column_count: true,
+      // A stray quote inside an unquoted value (`O"Brien`, a note with "air quotes") is kept as text
+      // instead of failing the whole upload; an unclosed quoted value still fails.
+      relax_quotes: true,
+    });
+    created.on('data', onRecord);
+    created.on('error', (error: unknown) => { failure ??= error; });
+    // With relax_column_count, csv-parse still builds a CsvError (stack trace plus a JSON copy of
+    // the record) for every record whose length differs from the first one's: ~20 µs a row, so a
+    // header over one-column rows made a 1M-row file take 20 s. Following each record's length
+    // (through the `state` it exposes for backward compatibility) keeps that to length changes.
+    // Only speed depends on this; if the field disappears, rows are still read the same.
+    const state = (created as unknown as { state?: { expectedRecordLength?: number } }).state;
+    if (state !== undefined && 'expectedRecordLength' in state) followLength = (length) => { state.expectedRecordLength = length; };
+    return created;
+  };
+  // Records are handled as each chunk is parsed; the pause after it lets other requests run.
+  const feed = async (target: Parser, chunks: Buffer[]): Promise<void> => {
+    for (const chunk of chunks) await new Promise<void>((resolve) => target.write(chunk, () => resolve()));
+    await new Promise(setImmediate);
+    if (failure !== null) fail(failure);
+  };
+
+  try {
+    const sniffer = createDelimiterSniffer();
+    let pending: Buffer[] = []; // held until the delimiter is known
+    let bytesRead = 0;
+    for await (const chunk of utf8Chunks(input)) {
+      bytesRead += chunk.length;
+      if (bytesRead > maxBytes) throw tooLarge();
+      if (parser === null) {
+        pending.push(chunk);
+        if (!sniffer.feed(chunk)) continue;
+        parser = startParser(sniffer.decide());
+        await feed(parser, pending);
+        pending = [];
+      } else {
+        await feed(parser, [chunk]);
+      }
+      onProgress?.(bytesRead);
+    }
+    if (parser === null) {
+      parser = startParser(sniffer.decide());
+      await feed(parser, pending);
+    }
+    const last = parser;
+    await new Promise<void>((resolve) => {
+      last.once('end', resolve);
+      last.once('error', () => resolve());
+      last.end();
+    });
+    if (failure !== null) fail(failure);
+  } catch (error) {
+    fail(error);
+  }
+  return plan;
+}

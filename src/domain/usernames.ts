@@ -1,0 +1,119 @@
+// Turning what people paste (names, @names, profile URLs, DIDs) into a validated account reference.
+import type { Platform } from './platforms.ts';
+
+export type UsernameCheck =
+  | { ok: true; username: string; key: string }
+  | { ok: false; code: 'invalid_username'; reason: string };
+
+export type AccountRef =
+  | { ok: true; platform: Platform; username: string; key: string }
+  | { ok: false; code: 'invalid_username'; reason: string };
+
+// Zero-width characters survive copy-paste from web pages and are invisible in a spreadsheet,
+// so they are removed anywhere in the value rather than reported.
+const ZERO_WIDTH = /[\u200B-\u200D\u2060\uFEFF]/g;
+// C0, DEL, C1 and the Unicode line/paragraph separators: a value holding one was glued together
+// from several lines (e.g. a quoted "alice\nbob") and must not be guessed apart.
+const CONTROL = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/;
+
+// Profile URLs, with or without scheme; whatever follows the name (/status/1, ?s=20, #top) is dropped.
+// `#!/` is the pre-2012 Twitter hash-bang form that still circulates in old spreadsheets.
+const X_URL = /^(?:https?:\/\/)?(?:www\.|mobile\.)?(?:x|twitter)\.com\/(?:#!\/)?@?([^/?#\s]+)/i;
+const BLUESKY_URL = /^(?:https?:\/\/)?(?:www\.)?bsky\.app\/profile\/([^/?#\s]+)/i;
+
+const X_USERNAME = /^[A-Za-z0-9_]{1,15}$/;
+// atproto handle syntax: https://atproto.com/specs/handle#handle-identifier-syntax
+const HANDLE_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+// The spec reserves these TLDs; `handle.invalid` is what Bluesky shows for a broken handle,
+// so it is a value people actually paste.
+const DISALLOWED_TLDS = new Set(['alt', 'arpa', 'example', 'internal', 'invalid', 'local', 'localhost', 'onion']);
+// https://github.com/did-method-plc/did-method-plc: 24 characters of base32 (lower-case, 2-7).
+const DID_PLC = /^did:plc:[a-z2-7]{24}$/;
+
+const REASONS = {
+  control: 'contains a line break or control character',
+  x: 'X usernames are 1-15 letters, digits or _',
+  handle:
+    'Bluesky handles are domain names such as alice.bsky.social: at least two dot-separated labels of letters, digits or - (not at the start or end of a label), at most 253 characters, ending in a top-level domain that starts with a letter',
+  reservedTld: 'Bluesky handles cannot use a reserved top-level domain (.invalid, .local, .example, …)',
+  did: 'Bluesky DIDs are did:plc: followed by 24 characters a-z or 2-7, or did:web: followed by a domain name',
+  empty: 'is empty',
+} as const;
+
+function decodePercent(value: string): string {
+  if (!value.includes('%')) return value;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value; // a malformed escape is left as is and fails validation instead
+  }
+}
+
+/** Cleans one pasted value and reduces a profile URL to the name it points at. Never throws. */
+export function normalizeUsernameInput(raw: string): { value: string; platformHint: Platform | null } {
+  let value = String(raw).replace(ZERO_WIDTH, '').trim();
+  let platformHint: Platform | null = null;
+  const x = X_URL.exec(value);
+  const bluesky = x ? null : BLUESKY_URL.exec(value);
+  if (x?.[1] !== undefined) {
+    value = decodePercent(x[1]);
+    platformHint = 'x';
+  } else if (bluesky?.[1] !== undefined) {
+    value = decodePercent(bluesky[1]); // DIDs in URLs are often written did%3Aplc%3A…
+    platformHint = 'bluesky';
+  }
+  if (value.startsWith('@')) value = value.slice(1);
+  return { value: value.trim(), platformHint };
+}
+
+/** The platform a value belongs to: an explicit choice, then the URL it came from, then its shape. */
+export function inferPlatform(value: string, hint: Platform | null, explicit: Platform | null, defaultPlatform: Platform): Platform {
+  if (explicit !== null) return explicit;
+  if (hint !== null) return hint;
+  // X names can contain neither `.` nor `:`, so a dotted name or a DID can only be Bluesky.
+  if (value.toLowerCase().startsWith('did:') || value.includes('.')) return 'bluesky';
+  return defaultPlatform;
+}
+
+function isDomain(value: string): boolean {
+  if (value.length > 253) return false;
+  const labels = value.split('.');
+  if (labels.length < 2) return false;
+  if (!labels.every((label) => HANDLE_LABEL.test(label))) return false;
+  return /^[a-z]/.test(labels[labels.length - 1] ?? '');
+}
+
+function validateBluesky(value: string): UsernameCheck {
+  // Handles and DIDs are case-insensitive in practice (the PDS lower-cases handles), so the
+  // lower-case form is both what is stored and what identity is compared on.
+  const lower = value.toLowerCase();
+  if (lower.startsWith('did:')) {
+    const ok = DID_PLC.test(lower) || (lower.startsWith('did:web:') && isDomain(lower.slice('did:web:'.length)));
+    return ok ? { ok: true, username: lower, key: lower } : { ok: false, code: 'invalid_username', reason: REASONS.did };
+  }
+  if (!isDomain(lower)) return { ok: false, code: 'invalid_username', reason: REASONS.handle };
+  const tld = lower.slice(lower.lastIndexOf('.') + 1);
+  if (DISALLOWED_TLDS.has(tld)) return { ok: false, code: 'invalid_username', reason: REASONS.reservedTld };
+  return { ok: true, username: lower, key: lower };
+}
+
+/** Checks a normalised value against the platform's rules; `key` is the case-insensitive identity. */
+export function validateUsername(platform: Platform, value: string): UsernameCheck {
+  if (CONTROL.test(value)) return { ok: false, code: 'invalid_username', reason: REASONS.control };
+  if (platform === 'x') {
+    // X keeps the case people typed for display, but names are unique regardless of case.
+    return X_USERNAME.test(value)
+      ? { ok: true, username: value, key: value.toLowerCase() }
+      : { ok: false, code: 'invalid_username', reason: REASONS.x };
+  }
+  return validateBluesky(value);
+}
+
+/** normalize + infer + validate in one step, for a single name given in a query string. */
+export function parseAccountRef(raw: string, explicitPlatform: Platform | null, defaultPlatform: Platform): AccountRef {
+  const { value, platformHint } = normalizeUsernameInput(raw);
+  if (value === '') return { ok: false, code: 'invalid_username', reason: REASONS.empty };
+  const platform = inferPlatform(value, platformHint, explicitPlatform, defaultPlatform);
+  const check = validateUsername(platform, value);
+  return check.ok ? { ok: true, platform, username: check.username, key: check.key } : check;
+}

@@ -1,0 +1,70 @@
+// Authentication and authorisation of every request, from the role its route declares.
+// Runs at onRequest, before the body is read, so an unauthenticated upload is refused unread.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { PerchError } from '../domain/errors.ts';
+import { roleSatisfies, type RouteAccess } from '../domain/roles.ts';
+import type { KeyAuthenticator, Principal } from '../services/api-keys.ts';
+import type { Clock } from '../services/clock.ts';
+import type { FailureThrottle } from './auth-throttle.ts';
+import { sendProblem } from './errors.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Who may call the route: `public`, any valid key (`app`), or `admin` only. */
+    access?: RouteAccess;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+const CHALLENGE = { 'www-authenticate': 'ApiKey realm="perch", header="x-api-key"' };
+
+export interface AuthOptions {
+  authenticator: KeyAuthenticator;
+  throttle: FailureThrottle;
+  clock: Clock;
+}
+
+export function registerAuth(app: FastifyInstance, { authenticator, throttle, clock }: AuthOptions): void {
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request, reply) => {
+    const access = request.routeOptions.config.access;
+    // Unknown paths (404/405) have no access: nothing there to protect.
+    if (access === undefined || access === 'public') return;
+    const client = request.ip;
+    const now = clock.now();
+    const wait = throttle.retryAfter(client, now);
+    if (wait > 0) {
+      return sendProblem(reply, new PerchError('too_many_auth_failures', `Too many failed authentications from this client; retry in ${wait} s.`), { 'retry-after': String(wait) });
+    }
+    const presented = request.headers['x-api-key'];
+    if (presented === undefined || presented === '') {
+      return sendProblem(reply, new PerchError('missing_api_key', 'Send your API key in the x-api-key header.'), CHALLENGE);
+    }
+    let principal: Principal;
+    try {
+      if (typeof presented !== 'string') throw new PerchError('invalid_api_key', 'Send exactly one x-api-key header.');
+      principal = await authenticator.authenticate(presented);
+    } catch (error) {
+      if (!(error instanceof PerchError)) throw error;
+      throttle.recordFailure(client, now);
+      return sendProblem(reply, error, CHALLENGE);
+    }
+    if (!roleSatisfies(principal.role, access)) {
+      return sendProblem(reply, new PerchError('forbidden', `This route needs the ${access} role; your key has the ${principal.role} role.`));
+    }
+    request.principal = principal;
+  });
+}
+
+/** The authenticated caller; routes that declare a role always have one. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (request.principal === null) throw new PerchError('internal', 'route used without authentication');
+  return request.principal;
+}
+
+/** What the audit log records as the actor. */
+export function actorOf(request: FastifyRequest): string {
+  return principalOf(request).keyId;
+}

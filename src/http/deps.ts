@@ -1,0 +1,19 @@
+// What the HTTP layer is given by its composer: everything it needs, nothing it creates itself.
+import type { Config } from '../config.ts';
+import type { KeyAuthenticator } from '../services/api-keys.ts';
+import type { Clock } from '../services/clock.ts';
+import type { Store } from '../storage/store.ts';
+import type { FailureThrottle } from './auth-throttle.ts';
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  authenticator: KeyAuthenticator;
+  throttle: FailureThrottle;
+  /** The secret under which API keys are hashed. */
+  keyHashSecret: string;
+  /** What this process runs, for /api/health. */
+  role: 'serve' | 'api';
+  version: string;
+}

@@ -1,0 +1,149 @@
+// The only place that knows HTTP status codes: maps error codes to RFC 9457 problem documents.
+// https://www.rfc-editor.org/rfc/rfc9457
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { PerchError, type FieldProblem } from '../domain/errors.ts';
+
+const STATUS_BY_CODE: Record<string, number> = {
+  bad_request: 400,
+  validation_failed: 400,
+  invalid_json: 400,
+  invalid_encoding: 400,
+  invalid_cursor: 400,
+  invalid_username: 400,
+  missing_file: 400,
+  missing_api_key: 401,
+  invalid_api_key: 401,
+  api_key_revoked: 401,
+  api_key_expired: 401,
+  forbidden: 403,
+  not_found: 404,
+  account_not_found: 404,
+  api_key_not_found: 404,
+  method_not_allowed: 405,
+  request_timeout: 408,
+  conflict: 409,
+  last_admin_key: 409,
+  idempotency_in_progress: 409,
+  import_too_large: 413,
+  body_too_large: 413,
+  unsupported_media_type: 415,
+  csv_no_usernames: 422,
+  csv_too_many_rows: 422,
+  csv_malformed: 422,
+  idempotency_key_mismatch: 422,
+  expiry_in_past: 422,
+  rate_limited: 429,
+  too_many_auth_failures: 429,
+  internal: 500,
+  store_unavailable: 503,
+  shutting_down: 503,
+};
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  408: 'Request Timeout',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+export function statusOf(code: string): number {
+  return STATUS_BY_CODE[code] ?? 500;
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  requestId: string;
+  errors?: readonly FieldProblem[];
+  [extension: string]: unknown;
+}
+
+export function problemOf(error: PerchError, requestId: string): Problem {
+  const status = statusOf(error.code);
+  return {
+    ...error.extensions,
+    type: `urn:perch:problem:${error.code.replaceAll('_', '-')}`,
+    title: TITLES[status] ?? 'Error',
+    status,
+    detail: error.detail,
+    code: error.code,
+    requestId,
+    ...(error.errors ? { errors: error.errors } : {}),
+  };
+}
+
+/** Sends a problem document; the headers (WWW-Authenticate, Allow, Retry-After) go with it. */
+export function sendProblem(reply: FastifyReply, error: PerchError, headers: Record<string, string> = {}): FastifyReply {
+  const problem = problemOf(error, String(reply.request.id));
+  return reply.code(problem.status).headers(headers).type('application/problem+json; charset=utf-8').serializer(JSON.stringify).send(problem);
+}
+
+// Fastify's own errors, by their code, as ours. Their messages are never shown (they may name internals).
+const FASTIFY_ERRORS: Record<string, [string, string]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: ['body_too_large', 'The request body is larger than this route accepts.'],
+  FST_REQ_FILE_TOO_LARGE: ['import_too_large', 'The uploaded file is larger than MAX_IMPORT_BYTES.'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', 'This route does not accept that Content-Type.'],
+  FST_INVALID_MULTIPART_CONTENT_TYPE: ['unsupported_media_type', 'The request is not multipart/form-data.'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_json', 'The body is empty but Content-Type says JSON.'],
+  FST_ERR_CTP_INVALID_JSON_BODY: ['invalid_json', 'The body is not valid JSON.'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['bad_request', 'Content-Length does not match the body.'],
+  FST_ERR_CTP_INVALID_TYPE: ['unsupported_media_type', 'The Content-Type header is not valid.'],
+  FST_PARTS_LIMIT: ['bad_request', 'Too many parts in the multipart body.'],
+  FST_FILES_LIMIT: ['bad_request', 'Send exactly one file part, named "file".'],
+  FST_FIELDS_LIMIT: ['bad_request', 'Too many fields in the multipart body.'],
+  FST_PROTO_VIOLATION: ['invalid_json', 'The body is not valid JSON.'],
+  FST_ERR_VALIDATION: ['validation_failed', 'The request does not match the schema.'],
+};
+
+/** Turns anything thrown into a PerchError, hiding internals; `unavailable` recognises store outages. */
+export function toPerchError(error: unknown, unavailable: (error: unknown) => boolean): PerchError {
+  if (error instanceof PerchError) return error;
+  const fastifyError = error as Partial<FastifyError> & { validation?: { instancePath: string; message?: string; params?: Record<string, unknown> }[]; validationContext?: string };
+  if (Array.isArray(fastifyError.validation)) {
+    const where = fastifyError.validationContext ?? 'body';
+    const errors = fastifyError.validation.map((v) => {
+      const missing = v.params?.missingProperty;
+      const extra = v.params?.additionalProperty;
+      const field = `${where}${v.instancePath}${missing ? `/${String(missing)}` : ''}${extra ? `/${String(extra)}` : ''}`;
+      return { field, message: extra ? 'is not a known field' : (v.message ?? 'is invalid') };
+    });
+    return new PerchError('validation_failed', `The request ${where} is invalid: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}.`, { errors });
+  }
+  const known = fastifyError.code ? FASTIFY_ERRORS[fastifyError.code] : undefined;
+  if (known) return new PerchError(known[0], known[1]);
+  if (error instanceof SyntaxError && fastifyError.statusCode === 400) return new PerchError('invalid_json', 'The body is not valid JSON.');
+  if (unavailable(error)) return new PerchError('store_unavailable', 'The store is unavailable; try again shortly.');
+  const status = fastifyError.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    if (status === 408) return new PerchError('request_timeout', 'The request took too long to arrive.');
+    if (status === 413) return new PerchError('body_too_large', 'The request body is too large.');
+    if (status === 415) return new PerchError('unsupported_media_type', 'This route does not accept that Content-Type.');
+    return new PerchError('bad_request', 'The request could not be understood.');
+  }
+  return new PerchError('internal', 'Something went wrong on our side. Quote the requestId if you report it.');
+}
+
+export function buildErrorHandler(unavailable: (error: unknown) => boolean) {
+  return function handleError(this: unknown, error: unknown, request: FastifyRequest, reply: FastifyReply) {
+    const perchError = toPerchError(error, unavailable);
+    const status = statusOf(perchError.code);
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    else request.log.info({ code: perchError.code }, 'request refused');
+    const headers: Record<string, string> = {};
+    if (perchError.code === 'store_unavailable') headers['retry-after'] = '5';
+    return sendProblem(reply, perchError, headers);
+  };
+}

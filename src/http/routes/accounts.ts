@@ -1,0 +1,122 @@
+// Reading tracked accounts: one (by query or path), a batch of up to 100, or a filtered page.
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { ACCOUNT_SORTS, ACCOUNT_STATUSES, type AccountSort } from '../../domain/account.ts';
+import { PerchError } from '../../domain/errors.ts';
+import type { Platform } from '../../domain/platforms.ts';
+import { parseAccountRef } from '../../domain/usernames.ts';
+import { findAccount, findAccounts, listAccounts, type AccountRef } from '../../storage/accounts-repo.ts';
+import type { AppDeps } from '../deps.ts';
+import { AccountSchema, PlatformSchema, literals, problems } from '../schemas.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
+
+const MAX_BATCH = 100;
+
+const Query = Type.Object(
+  {
+    username: Type.Optional(Type.String({ minLength: 1, maxLength: 300, description: 'One account: a username, @name, profile URL or DID.' })),
+    usernames: Type.Optional(Type.String({ minLength: 1, maxLength: 30_000, description: `Up to ${MAX_BATCH} usernames, comma-separated.` })),
+    platform: Type.Optional(PlatformSchema),
+    status: Type.Optional(literals(ACCOUNT_STATUSES)),
+    tag: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    q: Type.Optional(Type.String({ minLength: 1, maxLength: 253, description: 'Username prefix.' })),
+    sort: Type.Optional(literals(ACCOUNT_SORTS)),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
+    cursor: Type.Optional(Type.String({ maxLength: 1_000 })),
+  },
+  { additionalProperties: false },
+);
+
+const Batch = Type.Object({ data: Type.Array(Type.Ref('Account')), missing: Type.Array(Type.String()) });
+const Page = Type.Object({ data: Type.Array(Type.Ref('Account')), nextCursor: Type.Union([Type.String(), Type.Null()]) });
+
+export function refOrThrow(raw: string, platform: Platform | undefined, deps: AppDeps): AccountRef {
+  const ref = parseAccountRef(raw, platform ?? null, deps.config.defaultPlatform);
+  if (!ref.ok) throw new PerchError('invalid_username', `"${raw.slice(0, 100)}" is not a valid username: ${ref.reason}.`);
+  return { platform: ref.platform, key: ref.key };
+}
+
+export function notTracked(raw: string): PerchError {
+  return new PerchError('account_not_found', `No tracked account is named ${raw.slice(0, 100)}.`);
+}
+
+export default async function accountRoutes(root: FastifyInstance, deps: AppDeps) {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
+  const { reader } = deps.store;
+
+  app.get('/api/', {
+    config: { access: 'app' },
+    schema: {
+      summary: 'Account details',
+      description: [
+        '`?username=NAME[&platform=x]`: one account record; 404 if it is not tracked.',
+        `\`?usernames=a,b,c\` (at most ${MAX_BATCH}): \`{ data, missing }\`.`,
+        'Otherwise a page `{ data, nextCursor }`, filtered by `status`, `platform`, `tag` and `q` (username prefix), sorted by `sort` (`username`, `-followers`, `-followersChange7d`, `-lastCheckedAt`), `limit` 1-500 (50). Pass `nextCursor` back as `cursor`; pages stay stable while accounts are added.',
+      ].join('\n\n'),
+      tags: ['accounts'],
+      querystring: Query,
+      response: {
+        200: Type.Union([Type.Ref('Account'), Batch, Page], {
+          examples: [{ data: [AccountSchema.examples[0]], nextCursor: null }],
+        }),
+        ...problems(400, 401, 404, 429),
+      },
+    },
+    handler: async (request) => {
+      const query = request.query;
+      if (query.username !== undefined && query.usernames !== undefined) {
+        throw new PerchError('bad_request', 'Send either username or usernames, not both.');
+      }
+      if (query.username !== undefined) {
+        const account = await findAccount(reader, refOrThrow(query.username, query.platform, deps));
+        if (!account) throw notTracked(query.username);
+        return account;
+      }
+      if (query.usernames !== undefined) {
+        const names = [...new Set(query.usernames.split(',').map((n) => n.trim()).filter((n) => n !== ''))];
+        if (names.length === 0 || names.length > MAX_BATCH) throw new PerchError('bad_request', `usernames takes 1 to ${MAX_BATCH} names.`);
+        const refs = names.map((name) => ({ name, ref: refOrThrow(name, query.platform, deps) }));
+        const found = await findAccounts(reader, refs.map((r) => r.ref));
+        const data = refs.flatMap(({ ref }) => found.get(`${ref.platform}:${ref.key}`) ?? []);
+        const missing = refs.filter(({ ref }) => !found.has(`${ref.platform}:${ref.key}`)).map((r) => r.name);
+        return { data, missing };
+      }
+      const sort: AccountSort = query.sort ?? 'username';
+      const limit = query.limit ?? 50;
+      let after: [string | number, number] | undefined;
+      if (query.cursor !== undefined) {
+        const [value, id] = decodeCursor(query.cursor, sort);
+        if ((typeof value !== 'string' && typeof value !== 'number') || typeof id !== 'number') throw new PerchError('invalid_cursor', 'The cursor is not valid.');
+        after = [value, id];
+      }
+      const page = await listAccounts(reader, deps.store.caps, {
+        sort,
+        limit,
+        ...(query.status ? { status: query.status } : {}),
+        ...(query.platform ? { platform: query.platform } : {}),
+        ...(query.tag !== undefined ? { tag: query.tag } : {}),
+        ...(query.q !== undefined ? { prefix: query.q.replace(/^@/, '').toLowerCase() } : {}),
+        ...(after ? { after } : {}),
+      });
+      return { data: page.accounts, nextCursor: page.more && page.last ? encodeCursor([sort, ...page.last]) : null };
+    },
+  });
+
+  app.get('/api/accounts/:platform/:username', {
+    config: { access: 'app' },
+    schema: {
+      summary: 'One account',
+      description: 'The same record as `GET /api/?username=`, addressed by platform and username.',
+      tags: ['accounts'],
+      params: Type.Object({ platform: PlatformSchema, username: Type.String({ minLength: 1, maxLength: 300 }) }),
+      response: { 200: Type.Ref('Account'), ...problems(400, 401, 404, 429) },
+    },
+    handler: async (request) => {
+      const { platform, username } = request.params;
+      const account = await findAccount(reader, refOrThrow(username, platform, deps));
+      if (!account) throw notTracked(username);
+      return account;
+    },
+  });
+}

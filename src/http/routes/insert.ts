@@ -1,0 +1,127 @@
+// POST /api/admin/insert: register usernames to track, from CSV sent in any of four forms.
+import { createHash, type Hash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import multipart from '@fastify/multipart';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { PerchError } from '../../domain/errors.ts';
+import { commitImport, planImport, type ImportReport } from '../../services/import-accounts.ts';
+import { actorOf } from '../auth.ts';
+import type { AppDeps } from '../deps.ts';
+import { idempotent } from '../idempotency.ts';
+import { problems } from '../schemas.ts';
+import { decodeDataUrl } from './data-url.ts';
+
+const CSV_TYPES = ['text/csv', 'text/plain', 'application/csv'];
+
+const Rejection = Type.Object({ line: Type.Integer(), value: Type.String(), code: Type.String(), reason: Type.String() });
+const Report = Type.Object(
+  {
+    success: Type.Literal(true),
+    importId: Type.String(),
+    received: Type.Integer({ description: 'Data rows in the file (header and blank lines excluded).' }),
+    accepted: Type.Integer({ description: 'Distinct valid usernames: inserted + reactivated + alreadyTracked.' }),
+    inserted: Type.Integer(),
+    reactivated: Type.Integer({ description: 'Accounts whose tracking had been stopped and now resumes.' }),
+    alreadyTracked: Type.Integer(),
+    duplicates: Type.Integer({ description: 'Repeats of a username earlier in the same file.' }),
+    rejected: Type.Array(Rejection, { description: 'At most 1,000 rejected rows, with 1-based line numbers.' }),
+    rejectedCount: Type.Integer(),
+    rejectedTruncated: Type.Boolean(),
+    warnings: Type.Array(Type.String()),
+  },
+  {
+    examples: [
+      {
+        success: true,
+        importId: 'imp_8d2kq0c1m3x5z7b9n4v6',
+        received: 4,
+        accepted: 2,
+        inserted: 2,
+        reactivated: 0,
+        alreadyTracked: 0,
+        duplicates: 1,
+        rejected: [{ line: 5, value: 'bad name!', code: 'invalid_username', reason: 'X usernames are 1-15 letters, digits or _' }],
+        rejectedCount: 1,
+        rejectedTruncated: false,
+        warnings: [],
+      },
+    ],
+  },
+);
+const JsonBody = Type.Object(
+  { file: Type.String({ description: 'The CSV text itself, or a data URL (data:text/csv;base64,…). Never read as a path.' }) },
+  { additionalProperties: false, examples: [{ file: 'username\njack\n@alice\nhttps://x.com/bob\n' }] },
+);
+
+/** Hashes what passes through, for Idempotency-Key, without holding the upload in memory. */
+async function* hashing(source: AsyncIterable<Buffer | string>, hash: Hash): AsyncIterable<Buffer | string> {
+  for await (const chunk of source) {
+    hash.update(chunk);
+    yield chunk;
+  }
+}
+
+async function csvSource(request: FastifyRequest, maxBytes: number): Promise<{ source: string | AsyncIterable<Buffer | string>; form: string }> {
+  if (request.isMultipart()) {
+    const part = await request.file();
+    if (!part || part.fieldname !== 'file') throw new PerchError('missing_file', 'Send the CSV as a multipart file part named "file".');
+    return { source: part.file, form: 'multipart' };
+  }
+  const body = request.body;
+  if (body !== null && typeof body === 'object' && 'file' in body && typeof body.file === 'string') {
+    if (body.file.startsWith('data:')) return { source: decodeDataUrl(body.file, maxBytes), form: 'data-url' };
+    return { source: body.file, form: 'json' };
+  }
+  if (body !== null && typeof body === 'object' && typeof (body as Readable).pipe === 'function') return { source: body as Readable, form: 'text/csv' };
+  throw new PerchError('missing_file', 'Send {"file": "<CSV text>"} as JSON, the CSV itself as text/csv, or a multipart part named "file".');
+}
+
+export default async function insertRoutes(app: FastifyInstance, deps: AppDeps) {
+  const { config } = deps;
+  // multipart and raw CSV are accepted here only; every other route answers them with 415.
+  await app.register(multipart, { limits: { fileSize: config.maxImportBytes, files: 1, fields: 10, parts: 11 } });
+  app.addContentTypeParser(CSV_TYPES, (request, payload, done) => {
+    const declared = Number(request.headers['content-length'] ?? 0);
+    if (declared > config.maxImportBytes) return done(new PerchError('import_too_large', `The file is larger than MAX_IMPORT_BYTES (${config.maxImportBytes} bytes).`), undefined);
+    done(null, payload);
+  });
+
+  app.post('/api/admin/insert', {
+    config: { access: 'admin' },
+    // A data URL grows the file by a third, and JSON escaping a little more.
+    bodyLimit: Math.ceil(config.maxImportBytes * 1.4) + 65_536,
+    schema: {
+      summary: 'Register usernames to track',
+      description: [
+        'Registers the usernames in a CSV file. Send it as JSON `{"file": "<CSV text>"}` (the text may also be a `data:text/csv;base64,…` URL), as `text/csv`, or as a `multipart/form-data` part named `file`.',
+        'The CSV may have a header naming a `username` (or `handle`, `screen_name`, `user`, `account`) column and optional `platform` (`x`, `bluesky`), `tags` (split on `;` or `|`) and `note` columns; without a header the first column holds the usernames.',
+        'Delimiter (`,` `;` tab), line ends and a BOM are detected. Values are trimmed; `@` and profile URLs are reduced to the name. Without a platform column, bsky.app URLs, DIDs and dotted handles are Bluesky, the rest DEFAULT_PLATFORM.',
+        'The whole import commits in one transaction or not at all; sending the same file again changes nothing. Rows that cannot be used are listed in `rejected` with their line; if none can be used the answer is 422 `csv_no_usernames`. Limits: MAX_IMPORT_BYTES (413) and MAX_IMPORT_ROWS (422).',
+      ].join('\n\n'),
+      tags: ['accounts'],
+      consumes: ['application/json', 'text/csv', 'multipart/form-data'],
+      body: { content: { 'application/json': { schema: JsonBody } } },
+      response: { 200: Report, ...problems(400, 401, 403, 409, 413, 415, 422, 429) },
+    },
+    handler: async (request, reply) => {
+      const { source, form } = await csvSource(request, config.maxImportBytes);
+      const hash = createHash('sha256').update(form).update('\0');
+      const input = typeof source === 'string' ? source : hashing(source, hash);
+      if (typeof source === 'string') hash.update(source);
+      const plan = await planImport(input, config);
+      const result = await idempotent(deps.store, deps.clock, request, hash.digest('hex'), async (remember) => {
+        const report: ImportReport = await commitImport(deps.store, plan, {
+          actor: actorOf(request),
+          source: form,
+          clock: deps.clock,
+          alsoInTransaction: (trx, done) => remember(trx, 200, done),
+        });
+        return { statusCode: 200, body: report };
+      });
+      if (result.replayed) reply.header('idempotent-replayed', 'true');
+      request.log.info({ importId: result.body.importId, inserted: result.body.inserted, rejected: result.body.rejectedCount }, 'import committed');
+      return reply.code(200).send(result.body);
+    },
+  });
+}

@@ -1,0 +1,87 @@
+// Composition: open the store, build the services and the app, listen, and stop cleanly on signals.
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { buildApp } from './app.ts';
+import type { Config } from './config.ts';
+import { MemoryFailureThrottle } from './http/auth-throttle.ts';
+import type { AppDeps } from './http/deps.ts';
+import { createLogger } from './logger.ts';
+import { KeyAuthenticator } from './services/api-keys.ts';
+import { ensureAdminKey } from './services/bootstrap-admin.ts';
+import { systemClock, type Clock } from './services/clock.ts';
+import { resolveKeyHashSecret } from './storage/key-secret.ts';
+import { openStore } from './storage/store.ts';
+
+export const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** Builds everything the app needs from the configuration; the caller owns `store.close()`. */
+export async function composeApp(config: Config, options: { logger: Logger; clock?: Clock; role?: AppDeps['role'] }): Promise<{ app: FastifyInstance; deps: AppDeps; firstAdminKey: string | null }> {
+  const clock = options.clock ?? systemClock;
+  const store = await openStore(config.databaseUrl);
+  try {
+    const keyHashSecret = resolveKeyHashSecret(config.keyHashSecret, config.dataDir);
+    const authenticator = new KeyAuthenticator(store.reader, store.db, {
+      secret: keyHashSecret,
+      envAdminKey: config.adminApiKey,
+      cacheTtlMs: config.keyCacheTtlMs,
+      clock,
+      onTouchError: (error) => options.logger.warn({ err: error }, 'could not record key use'),
+    });
+    const deps: AppDeps = {
+      config,
+      store,
+      clock,
+      authenticator,
+      throttle: new MemoryFailureThrottle(config.authFailuresPerMinute),
+      keyHashSecret,
+      role: options.role ?? 'serve',
+      version: VERSION,
+    };
+    const firstAdminKey = await ensureAdminKey(store, config, keyHashSecret, clock);
+    const app = await buildApp(deps, options.logger);
+    app.addHook('onClose', async () => store.close());
+    return { app, deps, firstAdminKey };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+const SHUTDOWN_DEADLINE_MS = 8_000;
+
+/** `perch serve` / `perch api`: listen until SIGTERM or SIGINT, then drain and exit 0. */
+export async function runServer(config: Config, role: AppDeps['role']): Promise<void> {
+  const logger = createLogger(config.logLevel);
+  const { app, firstAdminKey } = await composeApp(config, { logger, role });
+  if (firstAdminKey !== null) {
+    // Shown once, on the terminal only; never sent to the logger.
+    process.stdout.write(
+      `\n  First start: an admin API key was created. It is shown only this once; keep it safe:\n\n    ${firstAdminKey}\n\n` +
+        `  Use it in the x-api-key header. Set ADMIN_API_KEY, or create more keys with \`perch keys create\`.\n\n`,
+    );
+  }
+  await app.listen({ port: config.port, host: config.host });
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const deadline = setTimeout(() => {
+      logger.warn('shutdown deadline reached; exiting with requests still open');
+      process.exit(0);
+    }, SHUTDOWN_DEADLINE_MS);
+    deadline.unref();
+    try {
+      await app.close();
+      logger.info('stopped');
+      logger.flush?.();
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}

@@ -1,0 +1,43 @@
+// Maps account rows to the domain's Account at the repository boundary (and nowhere else).
+import type { Selectable } from 'kysely';
+import type { Account, AccountMetrics, AccountProfile, AccountStatus, Rename } from '../domain/account.ts';
+import { accountPublicId } from '../domain/ids.ts';
+import type { Platform } from '../domain/platforms.ts';
+import type { AccountsTable } from './schema.ts';
+
+export type AccountRow = Selectable<AccountsTable>;
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+function json<T>(text: string | null, fallback: T): T {
+  if (text === null) return fallback;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+export function toAccount(row: AccountRow): Account {
+  return {
+    id: accountPublicId(row.id),
+    platform: row.platform as Platform,
+    username: row.username,
+    platformUserId: row.platform_user_id,
+    status: row.status as AccountStatus,
+    statusReason: row.status_reason,
+    tags: json<string[]>(row.tags, []),
+    note: row.note,
+    profile: json<AccountProfile | null>(row.profile, null),
+    metrics: json<AccountMetrics | null>(row.metrics, null),
+    analysis: json<Record<string, unknown> | null>(row.analysis, null),
+    tracking: {
+      trackedSince: new Date(row.tracked_since).toISOString(),
+      lastCheckedAt: iso(row.last_checked_at),
+      nextCheckAt: iso(row.next_check_at),
+      consecutiveFailures: row.consecutive_failures,
+      lastError: row.last_error,
+    },
+    renames: json<Rename[]>(row.renames, []),
+  };
+}

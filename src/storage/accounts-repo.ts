@@ -1,0 +1,134 @@
+// Reads and admin changes of tracked accounts. Functions take the executor first, so they compose
+// inside a caller's transaction.
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Account, AccountSort, AccountStatus } from '../domain/account.ts';
+import type { Platform } from '../domain/platforms.ts';
+import { toAccount } from './accounts-map.ts';
+import type { DialectCapabilities } from './dialects/capabilities.ts';
+import type { Database } from './schema.ts';
+
+type Db = Kysely<Database>;
+
+export interface AccountRef {
+  platform: Platform;
+  key: string;
+}
+
+/** One tracked account, or null (untracked accounts are hidden until re-imported). */
+export async function findAccount(db: Db, ref: AccountRef): Promise<Account | null> {
+  const row = await db
+    .selectFrom('accounts')
+    .selectAll()
+    .where('platform', '=', ref.platform)
+    .where('username_key', '=', ref.key)
+    .where('untracked_at', 'is', null)
+    .executeTakeFirst();
+  return row === undefined ? null : toAccount(row);
+}
+
+/** Several accounts in one query; the result follows the order of `refs`, absent ones omitted. */
+export async function findAccounts(db: Db, refs: readonly AccountRef[]): Promise<Map<string, Account>> {
+  const found = new Map<string, Account>();
+  if (refs.length === 0) return found;
+  const rows = await db
+    .selectFrom('accounts')
+    .selectAll()
+    .where('untracked_at', 'is', null)
+    .where((eb) => eb.or(refs.map((r) => eb.and([eb('platform', '=', r.platform), eb('username_key', '=', r.key)]))))
+    .execute();
+  for (const row of rows) found.set(`${row.platform}:${row.username_key}`, toAccount(row));
+  return found;
+}
+
+export interface AccountFilter {
+  status?: AccountStatus;
+  platform?: Platform;
+  tag?: string;
+  /** Username prefix, lower-case. */
+  prefix?: string;
+  sort: AccountSort;
+  limit: number;
+  /** Position after which the page starts: [sort value, row id]. */
+  after?: readonly [string | number, number];
+}
+
+// Each sort is a (value, id) pair so that pages are stable when rows are added between requests.
+// Missing numbers sort last through coalesce, the same way on both dialects.
+const SORTS: Record<AccountSort, { value: RawBuilder<string | number>; direction: 'asc' | 'desc' }> = {
+  username: { value: sql`username_key`, direction: 'asc' },
+  '-followers': { value: sql`coalesce(followers, -1)`, direction: 'desc' },
+  '-followersChange7d': { value: sql`coalesce(followers_change_7d, -9007199254740991)`, direction: 'desc' },
+  '-lastCheckedAt': { value: sql`coalesce(last_checked_at, 0)`, direction: 'desc' },
+};
+
+export async function listAccounts(db: Db, caps: DialectCapabilities, filter: AccountFilter): Promise<{ accounts: Account[]; last: [string | number, number] | null; more: boolean }> {
+  const sort = SORTS[filter.sort];
+  let query = db.selectFrom('accounts').selectAll().select(sort.value.as('sort_value')).where('untracked_at', 'is', null);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  if (filter.platform) query = query.where('platform', '=', filter.platform);
+  if (filter.tag !== undefined) query = query.where(caps.jsonArrayContains(sql.ref('tags'), filter.tag));
+  if (filter.prefix) {
+    const escaped = filter.prefix.replace(/[\\%_]/g, (c) => `\\${c}`);
+    query = query.where(sql<boolean>`username_key like ${`${escaped}%`} escape '\\'`);
+  }
+  if (filter.after) {
+    const [value, id] = filter.after;
+    const op = sort.direction === 'asc' ? sql`>` : sql`<`;
+    query = query.where(sql<boolean>`(${sort.value}, id) ${op} (${value}, ${id})`);
+  }
+  const rows = await query
+    .orderBy(sort.value, sort.direction)
+    .orderBy('id', sort.direction)
+    .limit(filter.limit + 1)
+    .execute();
+  const more = rows.length > filter.limit;
+  const page = more ? rows.slice(0, filter.limit) : rows;
+  const tail = page.at(-1);
+  return { accounts: page.map(toAccount), last: tail ? [tail.sort_value, tail.id] : null, more };
+}
+
+export interface AccountChange {
+  paused?: boolean;
+  tags?: string[];
+  note?: string | null;
+}
+
+/** Pause/resume and labels. Resuming makes the account due at once; returns null if not tracked. */
+export async function updateAccount(db: Db, ref: AccountRef, change: AccountChange, now: number): Promise<Account | null> {
+  const current = await db
+    .selectFrom('accounts')
+    .select(['id', 'status', 'last_checked_at'])
+    .where('platform', '=', ref.platform)
+    .where('username_key', '=', ref.key)
+    .where('untracked_at', 'is', null)
+    .executeTakeFirst();
+  if (!current) return null;
+  const values: Record<string, unknown> = { updated_at: now };
+  if (change.tags !== undefined) values.tags = JSON.stringify(change.tags);
+  if (change.note !== undefined) values.note = change.note;
+  if (change.paused === true && current.status !== 'paused') {
+    Object.assign(values, { status: 'paused', status_reason: 'paused by an admin', next_check_at: null, lease_owner: null, lease_expires_at: null });
+  } else if (change.paused === false && current.status === 'paused') {
+    // The tracker restores the real state at its next check; until then a never-checked account is pending.
+    Object.assign(values, { status: current.last_checked_at === null ? 'pending' : 'active', status_reason: null, next_check_at: now });
+  }
+  await db.updateTable('accounts').set(values).where('id', '=', current.id).execute();
+  return findAccount(db, ref);
+}
+
+/** Stops tracking. Without purge the row and its history stay (a re-import reactivates it). */
+export async function untrackAccount(db: Db, ref: AccountRef, purge: boolean, now: number): Promise<boolean> {
+  const where = db.selectFrom('accounts').select('id').where('platform', '=', ref.platform).where('username_key', '=', ref.key);
+  const row = await (purge ? where : where.where('untracked_at', 'is', null)).executeTakeFirst();
+  if (!row) return false;
+  if (purge) {
+    await db.deleteFrom('accounts').where('id', '=', row.id).execute();
+  } else {
+    await db
+      .updateTable('accounts')
+      .set({ untracked_at: now, next_check_at: null, lease_owner: null, lease_expires_at: null, updated_at: now })
+      .where('id', '=', row.id)
+      .execute();
+  }
+  return true;
+}

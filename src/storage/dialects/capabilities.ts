@@ -1,0 +1,22 @@
+// What differs between the SQL dialects, as data and small SQL fragments. Repositories ask this
+// object instead of testing the dialect's name, so every difference is listed here.
+import type { Expression, Kysely, RawBuilder, SqlBool } from 'kysely';
+import type { Database } from '../schema.ts';
+
+export interface DialectCapabilities {
+  readonly name: 'sqlite' | 'postgres';
+  /** Column type and constraint for an auto-numbered primary key (used by migrations). */
+  readonly autoIdType: 'integer' | 'serial';
+  /** `FOR UPDATE SKIP LOCKED` exists (PostgreSQL); SQLite serialises writers instead. */
+  readonly skipLocked: boolean;
+  /** Bound parameters one statement may carry; chunked writes stay under it. */
+  readonly maxParameters: number;
+  /** True when the JSON array in `column` holds `tag`. */
+  jsonArrayContains(column: Expression<string>, tag: string): RawBuilder<SqlBool>;
+  /** The error is a unique-constraint violation (a concurrent insert won the race). */
+  isUniqueViolation(error: unknown): boolean;
+  /** The error means the store cannot be reached or is busy: worth a 503 and a retry. */
+  isUnavailable(error: unknown): boolean;
+  /** Cheap query proving the store answers. */
+  ping(db: Kysely<Database>): Promise<void>;
+}

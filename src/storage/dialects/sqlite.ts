@@ -1,0 +1,70 @@
+// The embedded store: better-sqlite3 in WAL mode, one writer connection and one reader connection.
+// WAL lets the reader answer while a long import holds the write lock; Kysely queues writers on the
+// writer connection asynchronously, so a write waiting behind an import never blocks the event loop.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, SqliteDialect, sql } from 'kysely';
+import type { Database } from '../schema.ts';
+import type { DialectCapabilities } from './capabilities.ts';
+
+export const sqliteCapabilities: DialectCapabilities = {
+  name: 'sqlite',
+  autoIdType: 'integer',
+  skipLocked: false,
+  maxParameters: 32_000,
+  jsonArrayContains: (column, tag) => sql<boolean>`exists (select 1 from json_each(${column}) where json_each.value = ${tag})`,
+  isUniqueViolation: (error) => errorCode(error).startsWith('SQLITE_CONSTRAINT_PRIMARYKEY') || errorCode(error).startsWith('SQLITE_CONSTRAINT_UNIQUE'),
+  isUnavailable: (error) => ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_IOERR', 'SQLITE_FULL'].some((c) => errorCode(error).startsWith(c)),
+  ping: async (db) => {
+    await sql`select 1`.execute(db);
+  },
+};
+
+function errorCode(error: unknown): string {
+  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+}
+
+type Connection = InstanceType<typeof BetterSqlite3>;
+
+function open(path: string, readonly: boolean): Connection {
+  const connection = new BetterSqlite3(path, { readonly: readonly && path !== ':memory:' });
+  connection.pragma('journal_mode = WAL');
+  connection.pragma('foreign_keys = ON');
+  connection.pragma('busy_timeout = 5000');
+  // NORMAL is durable against a crashed process in WAL mode; only a power cut may drop the last commits.
+  connection.pragma('synchronous = NORMAL');
+  return withStatementCache(connection);
+}
+
+/** Kysely prepares every query anew; reusing prepared statements halves the cost of hot reads. */
+function withStatementCache(connection: Connection): Connection {
+  const cache = new Map<string, ReturnType<Connection['prepare']>>();
+  const prepare = connection.prepare.bind(connection);
+  connection.prepare = ((source: string) => {
+    let statement = cache.get(source);
+    if (statement === undefined) {
+      statement = prepare(source);
+      if (cache.size >= 500) cache.clear();
+      cache.set(source, statement);
+    }
+    return statement;
+  }) as Connection['prepare'];
+  return connection;
+}
+
+export interface SqliteHandles {
+  writer: Kysely<Database>;
+  reader: Kysely<Database>;
+  /** The raw writer connection, for maintenance such as `PRAGMA integrity_check`. */
+  raw: Connection;
+}
+
+export function openSqlite(path: string): SqliteHandles {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const raw = open(path, false);
+  const writer = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+  // An in-memory database exists once per connection, so it cannot have a separate reader.
+  const reader = path === ':memory:' ? writer : new Kysely<Database>({ dialect: new SqliteDialect({ database: open(path, true) }) });
+  return { writer, reader, raw };
+}

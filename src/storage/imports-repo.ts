@@ -1,0 +1,152 @@
+// Writes an import's accounts in one transaction and keeps the record of every import.
+// Rows go in chunks, and the event loop gets a turn between chunks, so a million-row import
+// never stops the server from answering (SQLite reads use their own connection meanwhile).
+import type { Kysely } from 'kysely';
+import type { ImportRow } from '../domain/csv-import.ts';
+import type { Platform } from '../domain/platforms.ts';
+import { writeAudit } from './audit-repo.ts';
+import type { DialectCapabilities } from './dialects/capabilities.ts';
+import type { Database } from './schema.ts';
+
+type Db = Kysely<Database>;
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export interface ImportCounts {
+  inserted: number;
+  reactivated: number;
+  alreadyTracked: number;
+}
+
+export interface ImportRecord {
+  id: string;
+  createdAt: string;
+  createdBy: string | null;
+  source: string;
+  received: number;
+  accepted: number;
+  inserted: number;
+  reactivated: number;
+  alreadyTracked: number;
+  duplicates: number;
+  rejectedCount: number;
+  durationMs: number;
+}
+
+export interface ImportMeta {
+  id: string;
+  actor: string | null;
+  source: string;
+  received: number;
+  duplicates: number;
+  rejectedCount: number;
+  startedAt: number;
+  now: () => number;
+  onProgress?: (written: number, total: number) => void;
+  /** Runs last inside the transaction, with the counts, for writes that must commit with the import. */
+  afterWrite?: (trx: Db, counts: ImportCounts) => Promise<void>;
+}
+
+const COLUMNS_PER_ROW = 9;
+
+/** Inserts new accounts, reactivates untracked ones, counts the rest; all or nothing. */
+export async function writeImport(db: Db, caps: DialectCapabilities, rows: readonly ImportRow[], meta: ImportMeta): Promise<ImportCounts> {
+  const chunkSize = Math.min(1_000, Math.floor(caps.maxParameters / COLUMNS_PER_ROW));
+  return db.transaction().execute(async (trx) => {
+    const counts: ImportCounts = { inserted: 0, reactivated: 0, alreadyTracked: 0 };
+    const now = meta.now();
+    for (let start = 0; start < rows.length; start += chunkSize) {
+      const chunk = rows.slice(start, start + chunkSize);
+      const inserted = await insertNew(trx, chunk, now);
+      counts.inserted += inserted.size;
+      const existing = chunk.filter((row) => !inserted.has(`${row.platform}:${row.key}`));
+      const reactivated = existing.length === 0 ? 0 : await reactivate(trx, existing, now);
+      counts.reactivated += reactivated;
+      counts.alreadyTracked += existing.length - reactivated;
+      meta.onProgress?.(start + chunk.length, rows.length);
+      await yieldToEventLoop();
+    }
+    await trx
+      .insertInto('imports')
+      .values({
+        id: meta.id,
+        created_at: meta.startedAt,
+        created_by: meta.actor,
+        source: meta.source,
+        received: meta.received,
+        accepted: rows.length,
+        inserted: counts.inserted,
+        reactivated: counts.reactivated,
+        already_tracked: counts.alreadyTracked,
+        duplicates: meta.duplicates,
+        rejected_count: meta.rejectedCount,
+        duration_ms: meta.now() - meta.startedAt,
+      })
+      .execute();
+    await writeAudit(trx, { actor: meta.actor, action: 'accounts.import', target: meta.id, detail: { ...counts, accepted: rows.length }, at: now });
+    await meta.afterWrite?.(trx, counts);
+    return counts;
+  });
+}
+
+async function insertNew(trx: Db, chunk: readonly ImportRow[], now: number): Promise<Set<string>> {
+  const returned = await trx
+    .insertInto('accounts')
+    .values(
+      chunk.map((row) => ({
+        platform: row.platform,
+        username: row.username,
+        username_key: row.key,
+        tags: JSON.stringify(row.tags),
+        note: row.note,
+        tracked_since: now,
+        next_check_at: now,
+        created_at: now,
+        updated_at: now,
+      })),
+    )
+    .onConflict((oc) => oc.columns(['platform', 'username_key']).doNothing())
+    .returning(['platform', 'username_key'])
+    .execute();
+  return new Set(returned.map((r) => `${r.platform}:${r.username_key}`));
+}
+
+/** Accounts an admin had stopped tracking come back, due at once, with their history. */
+async function reactivate(trx: Db, rows: readonly ImportRow[], now: number): Promise<number> {
+  const byPlatform = new Map<Platform, string[]>();
+  for (const row of rows) byPlatform.set(row.platform, [...(byPlatform.get(row.platform) ?? []), row.key]);
+  let total = 0;
+  for (const [platform, keys] of byPlatform) {
+    const result = await trx
+      .updateTable('accounts')
+      .set({ untracked_at: null, next_check_at: now, tracked_since: now, updated_at: now })
+      .where('platform', '=', platform)
+      .where('username_key', 'in', keys)
+      .where('untracked_at', 'is not', null)
+      .executeTakeFirst();
+    total += Number(result.numUpdatedRows);
+  }
+  return total;
+}
+
+export async function listImports(db: Db, options: { limit: number; before?: readonly [number, string] }): Promise<ImportRecord[]> {
+  let query = db.selectFrom('imports').selectAll();
+  if (options.before) {
+    const [at, id] = options.before;
+    query = query.where((eb) => eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('id', '<', id)])]));
+  }
+  const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.limit).execute();
+  return rows.map((r) => ({
+    id: r.id,
+    createdAt: new Date(r.created_at).toISOString(),
+    createdBy: r.created_by,
+    source: r.source,
+    received: r.received,
+    accepted: r.accepted,
+    inserted: r.inserted,
+    reactivated: r.reactivated,
+    alreadyTracked: r.already_tracked,
+    duplicates: r.duplicates,
+    rejectedCount: r.rejected_count,
+    durationMs: r.duration_ms,
+  }));
+}

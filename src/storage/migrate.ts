@@ -1,0 +1,22 @@
+// Runs the schema migrations, in order, once; safe to call from several processes at start.
+import { Migrator, type Kysely, type Migration } from 'kysely';
+import type { DialectCapabilities } from './dialects/capabilities.ts';
+import type { Database } from './schema.ts';
+import { initialSchema } from './migrations/001-initial.ts';
+
+function migrations(caps: DialectCapabilities): Record<string, Migration> {
+  return {
+    '001-initial': initialSchema(caps),
+  };
+}
+
+/** Brings the schema up to date; throws with the failing migration's name. */
+export async function migrateToLatest(db: Kysely<Database>, caps: DialectCapabilities): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations(caps) } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`migration ${failed} failed`, { cause: error });
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

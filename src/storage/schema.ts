@@ -1,0 +1,89 @@
+// The tables as Kysely sees them. Times are epoch milliseconds (UTC) in every dialect; JSON is text.
+import type { Generated } from 'kysely';
+
+export interface AccountsTable {
+  id: Generated<number>;
+  platform: string;
+  username: string;
+  /** Lower-case identity used for uniqueness and lookups. */
+  username_key: string;
+  platform_user_id: string | null;
+  status: Generated<string>;
+  status_reason: string | null;
+  tags: Generated<string>;
+  note: string | null;
+  profile: string | null;
+  metrics: string | null;
+  analysis: string | null;
+  renames: Generated<string>;
+  /** Copied out of metrics/analysis so that lists can sort on them with an index. */
+  followers: number | null;
+  followers_change_7d: number | null;
+  tracked_since: number;
+  last_checked_at: number | null;
+  next_check_at: number | null;
+  consecutive_failures: Generated<number>;
+  last_error: string | null;
+  /** Set when an admin stops tracking; the row and its history stay until a purge. */
+  untracked_at: number | null;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  key_hash: string;
+  start: string;
+  role: string;
+  username: string;
+  name: string | null;
+  created_at: number;
+  created_by: string | null;
+  expires_at: number | null;
+  revoked_at: number | null;
+  last_used_at: number | null;
+}
+
+export interface ImportsTable {
+  id: string;
+  created_at: number;
+  created_by: string | null;
+  source: string;
+  received: number;
+  accepted: number;
+  inserted: number;
+  reactivated: number;
+  already_tracked: number;
+  duplicates: number;
+  rejected_count: number;
+  duration_ms: number;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  at: number;
+  actor: string | null;
+  action: string;
+  target: string | null;
+  detail: string | null;
+}
+
+export interface IdempotencyKeysTable {
+  owner: string;
+  idempotency_key: string;
+  route: string;
+  request_hash: string;
+  status_code: number;
+  response: string;
+  created_at: number;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  imports: ImportsTable;
+  audit_log: AuditLogTable;
+  idempotency_keys: IdempotencyKeysTable;
+}

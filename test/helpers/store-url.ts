@@ -1,0 +1,42 @@
+// Where the tests keep their data: a fresh SQLite file per test, or a fresh PostgreSQL schema
+// per test when TEST_DATABASE_URL is set (CI runs the whole suite both ways).
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+export const POSTGRES_URL = process.env.TEST_DATABASE_URL ?? null;
+export const dialectName = POSTGRES_URL ? 'postgres' : 'sqlite';
+
+export interface TestStoreUrl {
+  url: string;
+  /** The folder of the SQLite file (null on PostgreSQL). */
+  dir: string | null;
+  drop(): Promise<void>;
+}
+
+/** A new empty store location. PostgreSQL isolation is by schema, through `search_path`. */
+export async function freshStoreUrl(): Promise<TestStoreUrl> {
+  if (POSTGRES_URL === null) {
+    const dir = mkdtempSync(join(tmpdir(), 'perch-test-'));
+    return { url: `file:${join(dir, 'perch.db')}`, dir, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_URL });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const url = new URL(POSTGRES_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    url: url.toString(),
+    dir: null,
+    drop: async () => {
+      const client = new pg.Client({ connectionString: POSTGRES_URL });
+      await client.connect();
+      await client.query(`drop schema if exists ${schema} cascade`);
+      await client.end();
+    },
+  };
+}
