@@ -7,6 +7,7 @@ import { registerAuth } from './http/auth.ts';
 import type { AppDeps } from './http/deps.ts';
 import { buildErrorHandler } from './http/errors.ts';
 import { registerRouteTable } from './http/route-table.ts';
+import { registerValidation } from './http/validation.ts';
 import { AccountSchema, ProblemSchema } from './http/schemas.ts';
 import { registerSecurityHeaders, registerShutdownGate } from './http/security-headers.ts';
 import accountRoutes from './http/routes/accounts.ts';
@@ -35,11 +36,10 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     trustProxy: config.trustProxy,
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
-    // Unknown fields are refused rather than silently dropped.
-    ajv: { customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true } },
   });
 
   registerRouteTable(app);
+  registerValidation(app);
   app.setErrorHandler(buildErrorHandler(deps.store.caps.isUnavailable));
   registerShutdownGate(app);
   registerSecurityHeaders(app);

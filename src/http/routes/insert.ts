@@ -62,11 +62,17 @@ async function* hashing(source: AsyncIterable<Buffer | string>, hash: Hash): Asy
   }
 }
 
+/** The multipart parser cuts a file at the size limit without an error; make the cut an error. */
+async function* refuseTruncated(file: AsyncIterable<Buffer> & { truncated: boolean }, maxBytes: number): AsyncIterable<Buffer> {
+  for await (const chunk of file) yield chunk;
+  if (file.truncated) throw new PerchError('import_too_large', `The file is larger than MAX_IMPORT_BYTES (${maxBytes} bytes).`);
+}
+
 async function csvSource(request: FastifyRequest, maxBytes: number): Promise<{ source: string | AsyncIterable<Buffer | string>; form: string }> {
   if (request.isMultipart()) {
     const part = await request.file();
     if (!part || part.fieldname !== 'file') throw new PerchError('missing_file', 'Send the CSV as a multipart file part named "file".');
-    return { source: part.file, form: 'multipart' };
+    return { source: refuseTruncated(part.file, maxBytes), form: 'multipart' };
   }
   const body = request.body;
   if (body !== null && typeof body === 'object' && 'file' in body && typeof body.file === 'string') {
