@@ -2,8 +2,13 @@
 import { config as loadDotenv } from 'dotenv';
 import { ConfigError, createConfig, type Config } from '../config.ts';
 
-export function loadConfig(overrides: Partial<Config> = {}): Config {
+/** Loads `.env` into process.env (variables already set win); for commands that need no Config. */
+export function loadEnvFile(): void {
   loadDotenv({ quiet: true });
+}
+
+export function loadConfig(overrides: Partial<Config> = {}): Config {
+  loadEnvFile();
   try {
     return createConfig(process.env, overrides);
   } catch (error) {

@@ -2,9 +2,17 @@
 import { Command } from 'commander';
 import { runServer, VERSION } from '../main.ts';
 import { openStore } from '../storage/store.ts';
+import { registerImportCommand } from './import.ts';
+import { registerKeyCommands } from './keys.ts';
 import { loadConfig } from './load-config.ts';
+import { EXIT, reportFailure } from './output.ts';
 
-const program = new Command('perch').description('Track X and Bluesky accounts and serve their details over HTTP.').version(VERSION);
+const program = new Command('perch')
+  .description('Track X and Bluesky accounts and serve their details over HTTP.')
+  .version(VERSION)
+  // Settings below are copied into every sub-command created after them.
+  .exitOverride()
+  .showHelpAfterError('(add --help for usage)');
 
 program
   .command('serve', { isDefault: true })
@@ -26,4 +34,20 @@ program
     process.stdout.write('schema is up to date\n');
   });
 
-await program.parseAsync(process.argv);
+registerKeyCommands(program);
+registerImportCommand(program);
+
+// With a default command, commander hands an unknown word to `serve` ("too many arguments for
+// 'serve'"); name the real mistake instead.
+const first = process.argv[2];
+const known = (name: string) => name === 'help' || program.commands.some((command) => command.name() === name || command.aliases().includes(name));
+if (first !== undefined && !first.startsWith('-') && !known(first)) {
+  process.stderr.write(`error: unknown command '${first.replace(/[^\x20-\x7e]/g, '?')}'. Commands: ${program.commands.map((c) => c.name()).join(', ')}.\n`);
+  process.exitCode = EXIT.usage;
+} else {
+  try {
+    await program.parseAsync(process.argv);
+  } catch (error) {
+    process.exitCode = reportFailure(error, { json: process.argv.includes('--json') });
+  }
+}

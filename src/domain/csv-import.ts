@@ -100,9 +100,10 @@ function createDelimiterSniffer() {
       } else if (b === 0x22 && fieldStart) {
         quote = 'in';
         content = true;
-      } else if (b !== 0x20 && b !== 0xef && b !== 0xbb && b !== 0xbf) {
-        // Anything but spaces and the bytes of a BOM (U+FEFF, EF BB BF) makes the line non-blank.
-        content = true;
+      } else if (b === 0x20) {
+        fieldStart = false; // as in csv-parse, a quote after a space is text, not an opening quote
+      } else if (b !== 0xef && b !== 0xbb && b !== 0xbf) {
+        content = true; // anything but spaces and the bytes of a BOM (EF BB BF) makes the line non-blank
         fieldStart = false;
       }
     }
@@ -277,14 +278,15 @@ export async function parseUsernameCsv(input: string | AsyncIterable<string | Bu
     for await (const chunk of utf8Chunks(input)) {
       bytesRead += chunk.length;
       if (bytesRead > maxBytes) throw tooLarge();
-      if (parser === null) {
-        pending.push(chunk);
-        if (!sniffer.feed(chunk)) continue;
-        parser = startParser(sniffer.decide());
-        await feed(parser, pending);
-        pending = [];
-      } else {
+      if (parser !== null) {
         await feed(parser, [chunk]);
+      } else {
+        pending.push(chunk);
+        if (sniffer.feed(chunk)) {
+          parser = startParser(sniffer.decide());
+          await feed(parser, pending);
+          pending = [];
+        }
       }
       onProgress?.(bytesRead);
     }

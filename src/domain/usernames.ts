@@ -14,7 +14,7 @@ export type AccountRef =
 const ZERO_WIDTH = /[\u200B-\u200D\u2060\uFEFF]/g;
 // C0, DEL, C1 and the Unicode line/paragraph separators: a value holding one was glued together
 // from several lines (e.g. a quoted "alice\nbob") and must not be guessed apart.
-const CONTROL = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/;
+const CONTROL = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/; // eslint-disable-line no-control-regex
 
 // Profile URLs, with or without scheme; whatever follows the name (/status/1, ?s=20, #top) is dropped.
 // `#!/` is the pre-2012 Twitter hash-bang form that still circulates in old spreadsheets.

@@ -27,11 +27,13 @@ export interface TestApp {
   /** Every log line written so far. */
   logs: string[];
   storeDir: string | null;
+  /** The admin key printed at a first start without ADMIN_API_KEY. */
+  firstAdminKey: string | null;
   /** Creates a key through the API and returns its plaintext and id. */
   createKey(role: 'app' | 'admin', extra?: Record<string, unknown>): Promise<{ apiKey: string; id: string }>;
 }
 
-export async function build(t: TestContext, overrides: Partial<Config> = {}, env: Record<string, string> = {}): Promise<TestApp> {
+export async function build(t: TestContext, overrides: Partial<Config> = {}, env: Record<string, string> = {}, setup?: (app: FastifyInstance) => void): Promise<TestApp> {
   const store = await freshStoreUrl();
   const config = createConfig(
     { ADMIN_API_KEY: ADMIN_KEY, KEY_HASH_SECRET: 'test-secret-0123456789abcdefghijklmnopqrstuvwxyz', DATABASE_URL: store.url, LOG_LEVEL: 'info', ...env },
@@ -45,11 +47,12 @@ export async function build(t: TestContext, overrides: Partial<Config> = {}, env
     },
   });
   const clock = new TestClock();
-  const { app, deps } = await composeApp(config, { logger: createLogger(config.logLevel, { destination, pretty: false }), clock });
+  const { app, deps, firstAdminKey } = await composeApp(config, { logger: createLogger(config.logLevel, { destination, pretty: false }), clock });
   t.after(async () => {
     await app.close();
     await store.drop();
   });
+  setup?.(app);
   await app.ready();
   return {
     app,
@@ -58,6 +61,7 @@ export async function build(t: TestContext, overrides: Partial<Config> = {}, env
     clock,
     logs,
     storeDir: store.dir,
+    firstAdminKey,
     async createKey(role, extra = {}) {
       const response = await app.inject({ method: 'POST', url: '/api/admin/api-keys', headers: { 'x-api-key': ADMIN_KEY }, payload: { role, username: `user-${role}`, ...extra } });
       if (response.statusCode !== 201) throw new Error(`key creation failed: ${response.body}`);

@@ -62,15 +62,28 @@ async function* hashing(source: AsyncIterable<Buffer | string>, hash: Hash): Asy
   }
 }
 
+/** The multipart parser's own errors (no boundary, cut-off body) are the client's: 400, not 500. */
+function malformedMultipart(error: unknown): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (error instanceof PerchError || (typeof code === 'string' && code.startsWith('FST_'))) return error;
+  return new PerchError('bad_request', 'The multipart body is malformed.');
+}
+
 /** The multipart parser cuts a file at the size limit without an error; make the cut an error. */
 async function* refuseTruncated(file: AsyncIterable<Buffer> & { truncated: boolean }, maxBytes: number): AsyncIterable<Buffer> {
-  for await (const chunk of file) yield chunk;
+  try {
+    for await (const chunk of file) yield chunk;
+  } catch (error) {
+    throw malformedMultipart(error);
+  }
   if (file.truncated) throw new PerchError('import_too_large', `The file is larger than MAX_IMPORT_BYTES (${maxBytes} bytes).`);
 }
 
 async function csvSource(request: FastifyRequest, maxBytes: number): Promise<{ source: string | AsyncIterable<Buffer | string>; form: string }> {
   if (request.isMultipart()) {
-    const part = await request.file();
+    const part = await request.file().catch((error: unknown) => {
+      throw malformedMultipart(error);
+    });
     if (!part || part.fieldname !== 'file') throw new PerchError('missing_file', 'Send the CSV as a multipart file part named "file".');
     return { source: refuseTruncated(part.file, maxBytes), form: 'multipart' };
   }

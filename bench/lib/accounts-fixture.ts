@@ -1,0 +1,108 @@
+// Test data for the benches: valid X usernames, CSV text of them, and a fast fill of checked accounts.
+import BetterSqlite3 from 'better-sqlite3';
+import { sql } from 'kysely';
+import { openStore } from '../../src/storage/store.ts';
+
+/** `user0000001` … `user1000000`: valid X names (letters and digits, 11 characters), already lower-case. */
+export function benchUsername(i: number): string {
+  return `user${String(i).padStart(7, '0')}`;
+}
+
+/** A CSV upload of `count` new usernames under a `username` header. */
+export function usernameCsv(count: number): string {
+  const lines = ['username'];
+  for (let i = 1; i <= count; i += 1) lines.push(benchUsername(i));
+  return `${lines.join('\n')}\n`;
+}
+
+/** Deterministic pseudo-random numbers (mulberry32), so every run asks for the same accounts. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+const DAY = 86_400_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The JSON columns of an account the tracker has checked: profile, metrics and a full analysis (§4). */
+function checkedColumns(i: number, now: number) {
+  const followers = 100 + ((i * 7_919) % 250_000);
+  const profile = {
+    displayName: `Bench User ${i}`,
+    description: 'Writes about software, coffee and the occasional bird.',
+    location: 'Lisbon, Portugal',
+    url: `https://example.com/u/${i}`,
+    profileImageUrl: `https://pbs.twimg.com/profile_images/${1_000_000 + i}/avatar_normal.jpg`,
+    verified: i % 10 === 0,
+    protected: false,
+    createdAt: iso(now - (400 + (i % 3_000)) * DAY),
+  };
+  const metrics = { followers, following: 50 + (i % 900), posts: 1_000 + (i % 40_000), listed: i % 70, observedAt: iso(now - 600_000) };
+  const post = (n: number) => ({
+    id: String(1_800_000_000_000_000_000n + BigInt(i * 10 + n)),
+    text: `Post ${n} #bench`,
+    createdAt: iso(now - n * DAY),
+    likes: 10 * n + (i % 50),
+    reposts: n + (i % 7),
+    replies: n,
+    quotes: n % 2,
+  });
+  const analysis = {
+    followers: { change1d: i % 13, change7d: i % 97, change30d: i % 401, growthRate7d: ((i % 97) / followers) * 100 },
+    activity: { postsPerDay7d: (i % 30) / 7, lastPostAt: iso(now - DAY), activeHoursUtc: Array.from({ length: 24 }, (_, h) => (i + h) % 9) },
+    engagement: { avgLikes: 12.5, avgReposts: 2.25, avgReplies: 1.75, engagementRate: 0.85 },
+    content: {
+      topHashtags: [{ tag: 'software', count: 12 }, { tag: 'coffee', count: 7 }, { tag: 'birds', count: 3 }],
+      topMentions: [{ username: 'alice', count: 4 }],
+      topDomains: [{ domain: 'example.com', count: 9 }],
+      languages: [{ language: 'en', share: 0.9 }, { language: 'pt', share: 0.1 }],
+      sentiment: { mean: 0.21, positiveShare: 0.46, negativeShare: 0.12 },
+    },
+    topPosts: [1, 2, 3, 4, 5].map(post),
+    computedAt: iso(now - 600_000),
+    stale: false,
+  };
+  return { profile: JSON.stringify(profile), metrics: JSON.stringify(metrics), analysis: JSON.stringify(analysis), followers, change7d: i % 97 };
+}
+
+/**
+ * Creates the store at `dbPath` through perch's own migrations, then inserts `count` checked X
+ * accounts with one raw prepared statement in one transaction (no journal while filling: the file
+ * is thrown away if this fails). The rows are what the tracker would have written.
+ */
+export async function fillCheckedAccounts(dbPath: string, count: number): Promise<void> {
+  const store = await openStore(`file:${dbPath}`);
+  // Touch the reader so that close() really closes it: Kysely only destroys a connection it has used,
+  // and an open second connection would stop the journal-mode switch below.
+  await sql`select 1`.execute(store.reader);
+  await store.close();
+  const db = new BetterSqlite3(dbPath);
+  try {
+    db.pragma('journal_mode = DELETE'); // leaving WAL first: SQLite refuses WAL -> OFF directly
+    db.pragma('journal_mode = OFF');
+    db.pragma('synchronous = OFF');
+    db.pragma('cache_size = -262144'); // 256 MiB, so index pages stay in memory while filling
+    const insert = db.prepare(
+      `insert into accounts (platform, username, username_key, platform_user_id, status, tags, profile, metrics, analysis,
+         followers, followers_change_7d, tracked_since, last_checked_at, next_check_at, created_at, updated_at)
+       values ('x', ?, ?, ?, 'active', '["bench"]', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const now = Date.now();
+    db.transaction(() => {
+      for (let i = 1; i <= count; i += 1) {
+        const name = benchUsername(i);
+        const c = checkedColumns(i, now);
+        insert.run(name, name, String(10_000_000 + i), c.profile, c.metrics, c.analysis, c.followers, c.change7d, now - 30 * DAY, now - 600_000, now + 3_000_000, now - 30 * DAY, now - 600_000);
+      }
+    })();
+    db.pragma('journal_mode = WAL'); // what the app expects to find
+  } finally {
+    db.close();
+  }
+}

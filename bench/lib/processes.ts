@@ -1,0 +1,135 @@
+// Starting and stopping the processes a bench measures: the real perch server and the baselines.
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const ADMIN_KEY = 'bench-admin-key-0123456789abcdefghijklmnopqrstuv';
+const KEY_HASH_SECRET = 'bench-key-hash-secret-0123456789abcdefghijklmnop';
+
+export interface Server {
+  url: string;
+  pid: number;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** A port that was free a moment ago (the child binds it right after). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited(child);
+  clearTimeout(killer);
+}
+
+/** Polls `url` until it answers 200; fails if the child exits first or after `timeoutMs`. */
+async function waitReady(child: ChildProcess, url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with code ${child.exitCode} before it was ready`);
+    try {
+      const response = await fetch(url);
+      await response.arrayBuffer();
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`server at ${url} not ready after ${timeoutMs} ms`);
+}
+
+/** The real app through its command line (`perch serve`), on a store at `dbPath`, tracker off, no rate limit to speak of. */
+export async function startPerch(dbPath: string, env: Record<string, string> = {}): Promise<Server> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: `file:${dbPath}`,
+      ADMIN_API_KEY: ADMIN_KEY,
+      KEY_HASH_SECRET,
+      TRACKER: 'off',
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_PER_MINUTE: '100000000',
+      ...env,
+    },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitReady(child, `${url}/api/health/live`);
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+  return { url, pid: child.pid ?? 0, child, stop: () => stopChild(child) };
+}
+
+/** The bare node:http baseline, answering `bodyFile` to every request. */
+export async function startBaseline(bodyFile: string): Promise<Server> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/baseline-server.ts'], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, PORT: String(port), BASELINE_BODY_FILE: bodyFile },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitReady(child, url);
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+  return { url, pid: child.pid ?? 0, child, stop: () => stopChild(child) };
+}
+
+/** Runs a bench/lib script in its own process and resolves with the one message it sends back. */
+export async function runInChild<T>(script: string, args: readonly string[]): Promise<T> {
+  const child = fork(fileURLToPath(new URL(script, import.meta.url)), args, {
+    cwd: REPO_ROOT,
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  let message: T | undefined;
+  child.on('message', (m) => {
+    message = m as T;
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+  if (code !== 0 || message === undefined) throw new Error(`${script} failed (exit code ${code})`);
+  return message;
+}
+
+/** Peak resident set size of a running process, from /proc (Linux); null elsewhere. */
+export async function peakRssOf(pid: number): Promise<number | null> {
+  try {
+    const { readFile } = await import('node:fs/promises');
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const kib = /^VmHWM:\s+(\d+)\s+kB/m.exec(status)?.[1];
+    return kib === undefined ? null : Number(kib) * 1024;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,62 @@
+// `perch import FILE`: register the usernames in a CSV file, directly in the store or through a server.
+import type { Command } from 'commander';
+import { commitImport, planImport, type ImportReport } from '../services/import-accounts.ts';
+import { systemClock } from '../services/clock.ts';
+import { withStore } from './context.ts';
+import { importThroughServer } from './import-remote.ts';
+import { loadEnvFile } from './load-config.ts';
+import { openCsvFile, printReport, unreadable, type ImportOptions } from './import-file.ts';
+import { printJson } from './output.ts';
+import { startProgress } from './progress.ts';
+
+/** Without --url: read and validate the whole file, then write it in one transaction. */
+async function importDirectly(file: string, options: ImportOptions): Promise<void> {
+  const { stream, size } = await openCsvFile(file);
+  let report: ImportReport;
+  try {
+    report = await withStore(async ({ config, store }) => {
+      const reading = startProgress('reading', size, 'bytes');
+      const plan = await planImport(stream, config, (bytes) => reading.update(bytes)).finally(() => reading.stop());
+      const writing = startProgress('writing', plan.rows.length, 'rows');
+      return commitImport(store, plan, { actor: 'cli', source: 'cli', clock: systemClock, onProgress: (written) => writing.update(written) }).finally(() => writing.stop());
+    });
+  } catch (error) {
+    // A read failure half-way (the file vanished, an I/O error) arrives from the stream.
+    if ((error as NodeJS.ErrnoException).syscall !== undefined && (error as NodeJS.ErrnoException).path !== undefined) throw unreadable(file, error);
+    throw error;
+  } finally {
+    stream.destroy();
+  }
+  if (options.json) printJson(report);
+  else printReport(file, report, 'into the store');
+}
+
+async function runImport(file: string, options: ImportOptions): Promise<void> {
+  loadEnvFile();
+  const url = options.url ?? process.env.PERCH_URL?.trim();
+  if (url) return importThroughServer(file, url, options);
+  return importDirectly(file, options);
+}
+
+export function registerImportCommand(program: Command): void {
+  program
+    .command('import')
+    .description('register the usernames in a CSV file for tracking (the same rules as POST /api/admin/insert)')
+    .argument('<file>', 'the CSV file: one username per line, optionally under a "username" header')
+    .option('--url <url>', 'send the file to the perch server at this address (env PERCH_URL) instead of writing to the store')
+    .option('--api-key <key>', 'admin API key for --url (default: env PERCH_API_KEY, then ADMIN_API_KEY; the environment keeps it out of `ps`)')
+    .option('--json', 'print the import report (or the problem document) as JSON')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Without --url the file is read and written directly to the store named by DATABASE_URL, in one transaction.',
+        'A progress bar is shown on stderr when it is a terminal. Exit status: 0 imported, 1 nothing imported, 2 bad usage.',
+        '',
+        'Examples:',
+        '  $ perch import accounts.csv',
+        '  $ PERCH_API_KEY=perch_… perch import accounts.csv --url https://perch.example.com',
+      ].join('\n'),
+    )
+    .action(runImport);
+}
