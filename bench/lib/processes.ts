@@ -59,10 +59,16 @@ async function waitReady(child: ChildProcess, url: string, timeoutMs = 60_000): 
   throw new Error(`server at ${url} not ready after ${timeoutMs} ms`);
 }
 
+/** `BENCH_CPU_PROF=DIR`: the measured processes write V8 CPU profiles there when they exit. */
+function profileArgs(): string[] {
+  const dir = process.env.BENCH_CPU_PROF;
+  return dir === undefined || dir === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+}
+
 /** The real app through its command line (`perch serve`), on a store at `dbPath`, tracker off, no rate limit to speak of. */
 export async function startPerch(dbPath: string, env: Record<string, string> = {}): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
+  const child = spawn(process.execPath, [...profileArgs(), '--import', 'tsx', 'src/cli/main.ts', 'serve'], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {
@@ -91,7 +97,7 @@ export async function startPerch(dbPath: string, env: Record<string, string> = {
 /** The bare node:http baseline, answering `bodyFile` to every request. */
 export async function startBaseline(bodyFile: string): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/baseline-server.ts'], {
+  const child = spawn(process.execPath, [...profileArgs(), '--import', 'tsx', 'bench/lib/baseline-server.ts'], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, PORT: String(port), BASELINE_BODY_FILE: bodyFile },
@@ -110,7 +116,7 @@ export async function startBaseline(bodyFile: string): Promise<Server> {
 export async function runInChild<T>(script: string, args: readonly string[]): Promise<T> {
   const child = fork(fileURLToPath(new URL(script, import.meta.url)), args, {
     cwd: REPO_ROOT,
-    execArgv: ['--import', 'tsx'],
+    execArgv: [...profileArgs(), '--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   let message: T | undefined;

@@ -18,21 +18,32 @@ function insertEndpoint(url: string): URL {
 }
 
 /** The file as it is read, counting the bytes handed to the connection. */
-async function* counted(chunks: AsyncIterable<Buffer>, onBytes: (sent: number) => void): AsyncGenerator<Uint8Array> {
+async function* counted(chunks: AsyncIterable<Buffer>, onBytes: (sent: number) => void, onEnd: () => void): AsyncGenerator<Uint8Array> {
   let sent = 0;
   for await (const chunk of chunks) {
     sent += chunk.length;
     onBytes(sent);
     yield chunk;
   }
+  onEnd();
 }
+
+const NETWORK_REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused (is perch running there?)',
+  ECONNRESET: 'the connection was reset',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the host name could not be resolved',
+  ETIMEDOUT: 'the connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+  UND_ERR_SOCKET: 'the server closed the connection',
+};
 
 /** Why fetch failed, in words: undici puts the network error (ECONNREFUSED…) in `cause`. */
 function networkReason(error: unknown): string {
   const cause = (error as { cause?: unknown }).cause;
   if (cause instanceof Error) {
     const code = (cause as NodeJS.ErrnoException).code;
-    return code ? `${code}${cause.message.includes(code) ? '' : `: ${cause.message}`}` : cause.message;
+    return (code ? NETWORK_REASONS[code] : undefined) ?? cause.message;
   }
   return error instanceof Error ? error.message : String(error);
 }
@@ -60,7 +71,14 @@ export async function importThroughServer(file: string, url: string, options: Im
     response = await fetch(endpoint, {
       method: 'POST',
       headers: { 'content-type': 'text/csv', 'x-api-key': apiKey, accept: 'application/json, application/problem+json' },
-      body: counted(stream, (sent) => sending.update(sent)),
+      body: counted(
+        stream,
+        (sent) => sending.update(sent),
+        () => {
+          sending.stop();
+          if (process.stderr.isTTY) process.stderr.write('sent; the server is writing the import…\n');
+        },
+      ),
       duplex: 'half',
       // A redirect cannot replay a streamed body, and would send the key wherever it points.
       redirect: 'manual',

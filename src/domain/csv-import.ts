@@ -208,9 +208,7 @@ export async function parseUsernameCsv(input: string | AsyncIterable<string | Bu
   // Runs for every record as csv-parse emits it; no record is kept once it has been read.
   // Line numbers are counted here rather than read from `info.lines`, which counts a CRLF inside a
   // quoted value as two lines (csv-parse 6.2); `info` would also cost two object copies per record.
-  let followLength: (length: number) => void = () => {};
   const onRecord = (record: string[]): void => {
-    followLength(record.length);
     const line = nextLine;
     nextLine += 1 + breaksIn(record);
     if (failure !== null) return;
@@ -257,11 +255,16 @@ export async function parseUsernameCsv(input: string | AsyncIterable<string | Bu
     created.on('error', (error: unknown) => { failure ??= error; });
     // With relax_column_count, csv-parse still builds a CsvError (stack trace plus a JSON copy of
     // the record) for every record whose length differs from the first one's: ~20 µs a row, so a
-    // header over one-column rows made a 1M-row file take 20 s. Following each record's length
-    // (through the `state` it exposes for backward compatibility) keeps that to length changes.
-    // Only speed depends on this; if the field disappears, rows are still read the same.
-    const state = (created as unknown as { state?: { expectedRecordLength?: number } }).state;
-    if (state !== undefined && 'expectedRecordLength' in state) followLength = (length) => { state.expectedRecordLength = length; };
+    // header over one-column rows made a 1M-row file take 20-30 s. Its `state` (exposed for
+    // backward compatibility) is taught that every record has the expected length. Only speed
+    // depends on this: if a later version lays its state out differently, nothing is patched.
+    const state = (created as unknown as { state?: { record?: unknown; expectedRecordLength?: unknown } }).state;
+    if (state !== undefined && Array.isArray(state.record) && 'expectedRecordLength' in state) {
+      Object.defineProperty(state, 'expectedRecordLength', {
+        get: () => (Array.isArray(state.record) ? state.record.length : -1),
+        set: () => {},
+      });
+    }
     return created;
   };
   // Records are handled as each chunk is parsed; the pause after it lets other requests run.

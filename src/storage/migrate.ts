@@ -12,7 +12,8 @@ function migrations(caps: DialectCapabilities): Record<string, Migration> {
 
 /** Brings the schema up to date; throws with the failing migration's name. */
 export async function migrateToLatest(db: Kysely<Database>, caps: DialectCapabilities): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations(caps) } });
+  const schema = await caps.currentSchema(db);
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations(caps) }, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';

@@ -13,6 +13,8 @@ import { problems } from '../schemas.ts';
 import { decodeDataUrl } from './data-url.ts';
 
 const CSV_TYPES = ['text/csv', 'text/plain', 'application/csv'];
+/** Long imports log their progress every this many rows. */
+const PROGRESS_EVERY = 100_000;
 
 const Rejection = Type.Object({ line: Type.Integer(), value: Type.String(), code: Type.String(), reason: Type.String() });
 const Report = Type.Object(
@@ -129,11 +131,18 @@ export default async function insertRoutes(app: FastifyInstance, deps: AppDeps) 
       const input = typeof source === 'string' ? source : hashing(source, hash);
       if (typeof source === 'string') hash.update(source);
       const plan = await planImport(input, config);
+      let logged = 0;
+      const onProgress = (written: number, total: number) => {
+        if (written - logged < PROGRESS_EVERY && written < total) return;
+        logged = written;
+        request.log.info({ written, total }, 'import progress');
+      };
       const result = await idempotent(deps.store, deps.clock, request, hash.digest('hex'), async (remember) => {
         const report: ImportReport = await commitImport(deps.store, plan, {
           actor: actorOf(request),
           source: form,
           clock: deps.clock,
+          onProgress,
           alsoInTransaction: (trx, done) => remember(trx, 200, done),
         });
         return { statusCode: 200, body: report };

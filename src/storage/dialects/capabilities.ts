@@ -17,6 +17,8 @@ export interface DialectCapabilities {
   isUniqueViolation(error: unknown): boolean;
   /** The error means the store cannot be reached or is busy: worth a 503 and a retry. */
   isUnavailable(error: unknown): boolean;
+  /** The schema new tables go to (PostgreSQL's search_path), so migrations never look at another. */
+  currentSchema(db: Kysely<Database>): Promise<string | undefined>;
   /** Cheap query proving the store answers. */
   ping(db: Kysely<Database>): Promise<void>;
 }

@@ -15,6 +15,7 @@ export const postgresCapabilities: DialectCapabilities = {
   isUnavailable: (error) =>
     ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300', '40001', '55P03'].includes(errorCode(error)) ||
     (error instanceof Error && /timeout exceeded when trying to connect|Connection terminated/i.test(error.message)),
+  currentSchema: async (db) => (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema,
   ping: async (db) => {
     await sql`select 1`.execute(db);
   },

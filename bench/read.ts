@@ -1,0 +1,92 @@
+// Bench: GET /api/?username=NAME with an app key, 1,000,000 stored accounts, against a bare node:http baseline.
+// Run: npm run bench -- read   (env BENCH_ACCOUNTS, BENCH_DURATION, BENCH_TMPDIR to vary it)
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { benchUsername, fillCheckedAccounts, seededRandom } from './lib/accounts-fixture.ts';
+import { runLoad, type LoadResult } from './lib/load.ts';
+import { ADMIN_KEY, startBaseline, startPerch, type Server } from './lib/processes.ts';
+import { figure, fmt, heading, percentile, summary, target } from './lib/report.ts';
+
+const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1_000_000);
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
+const WARMUP_S = 3;
+const CONNECTIONS = 50;
+const DISTINCT_NAMES = 100_000;
+const TARGET_RATIO = 0.6;
+const TARGET_P99_MS = 5;
+
+async function createAppKey(perch: Server): Promise<string> {
+  const response = await fetch(`${perch.url}/api/admin/api-keys`, {
+    method: 'POST',
+    headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'application/json' },
+    body: JSON.stringify({ role: 'app', username: 'bench', name: 'read bench' }),
+  });
+  if (response.status !== 201) throw new Error(`creating an app key answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { apiKey: string }).apiKey;
+}
+
+/** Asks for `names` one by one and checks each answer is 200 with that account; returns the first body. */
+async function checkSample(perch: Server, apiKey: string, names: readonly string[]): Promise<string> {
+  let first = '';
+  for (const name of names) {
+    const response = await fetch(`${perch.url}/api/?username=${name}`, { headers: { 'x-api-key': apiKey } });
+    const body = await response.text();
+    if (response.status !== 200) throw new Error(`GET /api/?username=${name} answered ${response.status}: ${body.slice(0, 300)}`);
+    const account = JSON.parse(body) as { username?: string; metrics?: unknown };
+    if (account.username !== name || account.metrics == null) throw new Error(`GET /api/?username=${name} returned another record: ${body.slice(0, 300)}`);
+    first ||= body;
+  }
+  return first;
+}
+
+/** A short unmeasured run (JIT, caches, connections), then the measured one. */
+async function measure(server: Server, paths: readonly string[], headers: Record<string, string>): Promise<LoadResult> {
+  await runLoad({ url: server.url, paths, headers, connections: CONNECTIONS, durationS: WARMUP_S });
+  return runLoad({ url: server.url, paths, headers, connections: CONNECTIONS, durationS: DURATION_S });
+}
+
+const dir = await mkdtemp(join(process.env.BENCH_TMPDIR ?? tmpdir(), 'perch-bench-read-'));
+const servers: Server[] = [];
+try {
+  heading(`GET /api/?username=NAME   ${fmt.int(ACCOUNTS)} accounts, ${CONNECTIONS} connections, ${DURATION_S} s each (after ${WARMUP_S} s warm-up)`);
+  const dbPath = join(dir, 'perch.db');
+  const fillStarted = performance.now();
+  await fillCheckedAccounts(dbPath, ACCOUNTS);
+  figure('store filled (raw inserts, not measured)', fmt.s(performance.now() - fillStarted), `${fmt.mib((await stat(dbPath)).size)} SQLite file in ${dir}`);
+
+  const perch = await startPerch(dbPath);
+  servers.push(perch);
+  const apiKey = await createAppKey(perch);
+  const random = seededRandom(42);
+  const names = Array.from({ length: DISTINCT_NAMES }, () => benchUsername(1 + Math.floor(random() * ACCOUNTS)));
+  const paths = names.map((name) => `/api/?username=${name}`);
+  const sampleBody = await checkSample(perch, apiKey, names.slice(0, 100));
+  const bodyFile = join(dir, 'baseline-body.json');
+  await writeFile(bodyFile, sampleBody);
+
+  const baselineServer = await startBaseline(bodyFile);
+  servers.push(baselineServer);
+  const baseline = await measure(baselineServer, paths, { 'x-api-key': apiKey });
+  await baselineServer.stop();
+  const measured = await measure(perch, paths, { 'x-api-key': apiKey });
+  // After the load: the same kind of request still answers correctly.
+  await checkSample(perch, apiKey, names.slice(-100));
+
+  const ratio = measured.requestsPerSecond / baseline.requestsPerSecond;
+  const p99 = percentile(measured.latenciesMs, 0.99);
+  figure('response body', `${fmt.int(Buffer.byteLength(sampleBody))} B`, 'baseline answers the same bytes');
+  figure('baseline node:http', `${fmt.int(baseline.requestsPerSecond)} req/s`, `p50 ${fmt.ms(percentile(baseline.latenciesMs, 0.5))}, p99 ${fmt.ms(percentile(baseline.latenciesMs, 0.99))}`);
+  figure('perch', `${fmt.int(measured.requestsPerSecond)} req/s`, `p50 ${fmt.ms(percentile(measured.latenciesMs, 0.5))}, p99.9 ${fmt.ms(percentile(measured.latenciesMs, 0.999))}, max ${fmt.ms(percentile(measured.latenciesMs, 1))}`);
+  const verdicts = [
+    target('throughput perch / baseline', fmt.ratio(ratio), `≥ ${TARGET_RATIO}×`, ratio >= TARGET_RATIO),
+    target('perch p99 latency', fmt.ms(p99), `≤ ${TARGET_P99_MS} ms`, p99 <= TARGET_P99_MS),
+    target('perch non-2xx responses', `${measured.non2xx} / ${fmt.int(measured.latenciesMs.length)}`, '0', measured.non2xx === 0),
+    target('perch connection errors and timeouts', String(measured.errors + measured.timeouts), '0', measured.errors + measured.timeouts === 0),
+  ];
+  if (measured.non2xx > 0) figure('perch status codes', JSON.stringify(measured.statusCodes));
+  summary(verdicts);
+} finally {
+  for (const server of servers) await server.stop();
+  await rm(dir, { recursive: true, force: true });
+}

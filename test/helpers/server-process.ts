@@ -1,0 +1,53 @@
+// Runs `perch serve` as a real child process, for tests that kill it or send it signals.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+
+export interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  /** Log lines (parsed JSON) seen so far. */
+  lines: Record<string, unknown>[];
+  /** Resolves with the first log line matching `predicate`. */
+  waitForLog(predicate: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
+    cwd: new URL('../..', import.meta.url).pathname,
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', TRACKER: 'off', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: Record<string, unknown>[] = [];
+  const waiters: { predicate: (line: Record<string, unknown>) => boolean; resolve: (line: Record<string, unknown>) => void }[] = [];
+  const exited = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  createInterface({ input: child.stdout! }).on('line', (text) => {
+    let line: Record<string, unknown>;
+    try {
+      line = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    lines.push(line);
+    for (const waiter of [...waiters]) {
+      if (waiter.predicate(line)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(line);
+      }
+    }
+  });
+  const waitForLog = (predicate: (line: Record<string, unknown>) => boolean, timeoutMs = 30_000) =>
+    new Promise<Record<string, unknown>>((resolve, reject) => {
+      const seen = lines.find(predicate);
+      if (seen) return resolve(seen);
+      const timer = setTimeout(() => reject(new Error(`no such log line within ${timeoutMs} ms; stderr: ${stderr}`)), timeoutMs);
+      waiters.push({ predicate, resolve: (line) => (clearTimeout(timer), resolve(line)) });
+      void exited.then(() => reject(new Error(`server exited; stderr: ${stderr}`)));
+    });
+  const listening = await waitForLog((line) => typeof line.msg === 'string' && line.msg.startsWith('Server listening at'));
+  const url = String(listening.msg).replace('Server listening at ', '');
+  return { child, url, lines, waitForLog, exited };
+}

@@ -1,0 +1,104 @@
+// The repository functions against a real store: SQLite by default, PostgreSQL when
+// TEST_DATABASE_URL is set (CI runs both). Same tests, same expectations, either dialect.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { ImportRow } from '../../src/domain/csv-import.ts';
+import { findAccount, listAccounts, updateAccount, untrackAccount } from '../../src/storage/accounts-repo.ts';
+import { countActiveAdminKeys, findApiKeyByHash, insertApiKey, revokeApiKey } from '../../src/storage/api-keys-repo.ts';
+import { listImports, writeImport } from '../../src/storage/imports-repo.ts';
+import { openStore, type Store } from '../../src/storage/store.ts';
+import { dialectName, freshStoreUrl, type TestStoreUrl } from '../helpers/store-url.ts';
+
+const row = (name: string, extra: Partial<ImportRow> = {}): ImportRow => ({ line: 1, platform: 'x', username: name, key: name.toLowerCase(), tags: [], note: null, ...extra });
+const meta = (id: string, now = 1_000) => ({ id, actor: 'key_test', source: 'test', received: 0, duplicates: 0, rejectedCount: 0, startedAt: now, now: () => now });
+
+describe(`repositories on ${dialectName}`, () => {
+  let location: TestStoreUrl;
+  let store: Store;
+  before(async () => {
+    location = await freshStoreUrl();
+    store = await openStore(location.url);
+  });
+  after(async () => {
+    await store.close();
+    await location.drop();
+  });
+
+  it('migrates idempotently', async () => {
+    const again = await openStore(location.url);
+    await again.close();
+    assert.equal(await store.integrityCheck(), 'ok');
+  });
+
+  it('writes an import in chunks and counts inserted, already tracked and reactivated', async () => {
+    const rows = Array.from({ length: 2_500 }, (_, i) => row(`Repo${i}`));
+    let progress = 0;
+    const first = await writeImport(store.db, store.caps, rows, { ...meta('imp_a'), onProgress: (written) => (progress = written) });
+    assert.deepEqual(first, { inserted: 2_500, reactivated: 0, alreadyTracked: 0 });
+    assert.equal(progress, 2_500);
+    assert.ok(await untrackAccount(store.db, { platform: 'x', key: 'repo7' }, false, 2_000));
+    const second = await writeImport(store.db, store.caps, [row('repo7'), row('REPO8'), row('fresh')], meta('imp_b', 3_000));
+    assert.deepEqual(second, { inserted: 1, reactivated: 1, alreadyTracked: 1 });
+    const account = await findAccount(store.reader, { platform: 'x', key: 'repo7' });
+    assert.equal(account?.username, 'Repo7', 'the first spelling is kept');
+    assert.equal(account?.tracking.trackedSince, new Date(3_000).toISOString());
+    const imports = await listImports(store.reader, { limit: 10 });
+    assert.deepEqual(imports.map((i) => [i.id, i.inserted]), [['imp_b', 1], ['imp_a', 2_500]]);
+  });
+
+  it('commits nothing when a later chunk fails', async () => {
+    const count = async () => Number((await store.db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    const before = await count();
+    const rows = Array.from({ length: 1_500 }, (_, i) => row(`atomic${i}`));
+    await assert.rejects(
+      writeImport(store.db, store.caps, rows, {
+        ...meta('imp_fail'),
+        onProgress: (written) => {
+          if (written > 1_000) throw new Error('disk full');
+        },
+      }),
+      /disk full/,
+    );
+    assert.equal(await count(), before);
+    assert.equal((await listImports(store.reader, { limit: 100 })).some((i) => i.id === 'imp_fail'), false);
+  });
+
+  it('lists with filters, sorts and keyset positions', async () => {
+    await writeImport(store.db, store.caps, [row('tagged1', { tags: ['vip', 'press'] }), row('tagged2', { tags: ['press'] }), row('b.bsky.social', { platform: 'bluesky' })], meta('imp_c'));
+    await store.db.updateTable('accounts').set({ followers: 50 }).where('username_key', '=', 'tagged2').execute();
+    await store.db.updateTable('accounts').set({ followers: 10 }).where('username_key', '=', 'tagged1').execute();
+    const vip = await listAccounts(store.reader, store.caps, { sort: 'username', limit: 10, tag: 'vip' });
+    assert.deepEqual(vip.accounts.map((a) => a.username), ['tagged1']);
+    const press = await listAccounts(store.reader, store.caps, { sort: '-followers', limit: 1, tag: 'press' });
+    assert.deepEqual(press.accounts.map((a) => a.username), ['tagged2']);
+    assert.ok(press.more && press.last);
+    const next = await listAccounts(store.reader, store.caps, { sort: '-followers', limit: 1, tag: 'press', after: press.last });
+    assert.deepEqual(next.accounts.map((a) => a.username), ['tagged1']);
+    assert.equal(next.more, false);
+    const prefix = await listAccounts(store.reader, store.caps, { sort: 'username', limit: 5, prefix: 'repo1_' });
+    assert.deepEqual(prefix.accounts, [], '_ is literal in a prefix, not a wildcard');
+    const bluesky = await listAccounts(store.reader, store.caps, { sort: 'username', limit: 5, platform: 'bluesky' });
+    assert.deepEqual(bluesky.accounts.map((a) => a.username), ['b.bsky.social']);
+  });
+
+  it('pauses and resumes through updateAccount', async () => {
+    const paused = await updateAccount(store.db, { platform: 'x', key: 'tagged1' }, { paused: true }, 5_000);
+    assert.equal(paused?.status, 'paused');
+    const resumed = await updateAccount(store.db, { platform: 'x', key: 'tagged1' }, { paused: false, note: 'hello' }, 6_000);
+    assert.equal(resumed?.status, 'pending');
+    assert.equal(resumed?.note, 'hello');
+    assert.equal(await updateAccount(store.db, { platform: 'x', key: 'nobody' }, { paused: true }, 6_000), null);
+  });
+
+  it('stores keys by hash and counts active admins', async () => {
+    const base = { start: 'perch_abcd', username: 'u', name: null, createdBy: null, now: 1_000 };
+    await insertApiKey(store.db, { ...base, id: 'key_a', keyHash: 'hash-a', role: 'admin', expiresAt: null });
+    await insertApiKey(store.db, { ...base, id: 'key_b', keyHash: 'hash-b', role: 'admin', expiresAt: 1_500 });
+    assert.equal(await countActiveAdminKeys(store.db, 1_200), 2);
+    assert.equal(await countActiveAdminKeys(store.db, 2_000), 1);
+    assert.equal((await findApiKeyByHash(store.reader, 'hash-a'))?.id, 'key_a');
+    assert.equal(await revokeApiKey(store.db, 'key_a', 3_000), true);
+    assert.equal(await revokeApiKey(store.db, 'key_a', 3_000), false);
+    await assert.rejects(insertApiKey(store.db, { ...base, id: 'key_c', keyHash: 'hash-a', role: 'app', expiresAt: null }), (error) => store.caps.isUniqueViolation(error));
+  });
+});
