@@ -8,6 +8,8 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   connections: number;
   durationS: number;
+  /** Requests per second across all connections (open loop); unset means as fast as answers come. */
+  overallRate?: number;
 }
 
 export interface LoadResult {
@@ -32,6 +34,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         connections: options.connections,
         duration: options.durationS,
         headers: options.headers ?? {},
+        ...(options.overallRate !== undefined ? { overallRate: options.overallRate } : {}),
         requests: [
           {
             method: 'GET',

@@ -53,8 +53,9 @@ function decodePercent(value: string): string {
 export function normalizeUsernameInput(raw: string): { value: string; platformHint: Platform | null } {
   let value = String(raw).replace(ZERO_WIDTH, '').trim();
   let platformHint: Platform | null = null;
-  const x = X_URL.exec(value);
-  const bluesky = x ? null : BLUESKY_URL.exec(value);
+  const isPath = value.includes('/'); // the common case, a bare name, skips both URL patterns
+  const x = isPath ? X_URL.exec(value) : null;
+  const bluesky = isPath && !x ? BLUESKY_URL.exec(value) : null;
   if (x?.[1] !== undefined) {
     value = decodePercent(x[1]);
     platformHint = 'x';

@@ -1,0 +1,53 @@
+// Configuration: defaults, units, one clear line per problem, and .env.example listing every variable.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { ConfigError, createConfig } from '../../src/config.ts';
+import { parseDuration, parseSize } from '../../src/domain/units.ts';
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const config = createConfig({});
+    assert.equal(config.port, 3000);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.databaseUrl, 'file:./data/perch.db');
+    assert.equal(config.dataDir, './data');
+    assert.equal(config.defaultPlatform, 'x');
+    assert.equal(config.trackIntervalMs, 3_600_000);
+    assert.equal(config.maxImportBytes, 50 * 1_048_576);
+    assert.equal(config.maxImportRows, 1_000_000);
+    assert.ok(Object.isFrozen(config));
+  });
+
+  it('reads durations and sizes', () => {
+    assert.deepEqual(['30s', '15m', '1h', '1d', '45', '250ms'].map(parseDuration), [30_000, 900_000, 3_600_000, 86_400_000, 45_000, 250]);
+    assert.deepEqual(['1024', '50MiB', '10mb', '1kb'].map(parseSize), [1_024, 52_428_800, 10_000_000, 1_000]);
+    assert.equal(parseDuration('soon'), null);
+    assert.equal(createConfig({ TRACK_INTERVAL: '1s' }).trackIntervalMs, 1_000);
+  });
+
+  it('lists every problem on its own line', () => {
+    try {
+      createConfig({ PORT: 'eighty', ADMIN_API_KEY: 'short', TRACK_INTERVAL: '0s', DEFAULT_PLATFORM: 'myspace', DATABASE_URL: 'mysql://x', TRACKER: 'maybe' });
+      assert.fail('should have thrown');
+    } catch (error) {
+      assert.ok(error instanceof ConfigError);
+      assert.equal(error.problems.length, 6);
+      assert.ok(error.problems.some((p) => p.startsWith('ADMIN_API_KEY is too weak')));
+      assert.ok(error.problems.every((p) => !p.includes('\n')));
+    }
+  });
+
+  it('requires KEY_HASH_SECRET on PostgreSQL', () => {
+    assert.throws(() => createConfig({ DATABASE_URL: 'postgres://localhost/perch' }), /KEY_HASH_SECRET is required/);
+  });
+
+  it('documents every variable it reads in .env.example', () => {
+    const source = readFileSync(new URL('../../src/config.ts', import.meta.url), 'utf8');
+    const read = new Set([...source.matchAll(/(?:text|integer|duration|size|url|flag)\('([A-Z_]+)'/g)].map((m) => m[1]));
+    const example = readFileSync(new URL('../../.env.example', import.meta.url), 'utf8');
+    const documented = new Set([...example.matchAll(/^([A-Z_]+)=/gm)].map((m) => m[1]));
+    assert.ok(read.size >= 15);
+    assert.deepEqual([...read].filter((name) => !documented.has(name)), []);
+  });
+});
