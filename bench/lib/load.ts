@@ -8,19 +8,19 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   connections: number;
   durationS: number;
-  /** Requests per second across all connections (open loop); unset means as fast as answers come. */
-  overallRate?: number;
 }
 
 export interface LoadResult {
   requestsPerSecond: number;
+  /** Responses received, and over how many seconds. */
+  completed: number;
+  seconds: number;
   /** Every response's latency in ms, sub-millisecond (autocannon's own histogram keeps whole ms). */
   latenciesMs: Float64Array;
   non2xx: number;
   errors: number;
   timeouts: number;
   statusCodes: Record<string, number>;
-  result: Result;
 }
 
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
@@ -34,7 +34,6 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         connections: options.connections,
         duration: options.durationS,
         headers: options.headers ?? {},
-        ...(options.overallRate !== undefined ? { overallRate: options.overallRate } : {}),
         requests: [
           {
             method: 'GET',
@@ -61,11 +60,12 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count: n }]) => [code, Number(n)]));
   return {
     requestsPerSecond: result.requests.total / result.duration,
+    completed: result.requests.total,
+    seconds: result.duration,
     latenciesMs: latencies.subarray(0, count),
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
     statusCodes,
-    result,
   };
 }

@@ -21,7 +21,7 @@ program
 
 program
   .command('api')
-  .description('run the HTTP API only (scale-out: run trackers as `perch worker`)')
+  .description('run the HTTP API only, without the tracker (for scale-out on PostgreSQL)')
   .action(async () => runServer(loadConfig({ tracker: false }), 'api'));
 
 program

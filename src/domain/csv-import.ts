@@ -259,7 +259,7 @@ export async function parseUsernameCsv(input: string | AsyncIterable<string | Bu
     // backward compatibility) is taught that every record has the expected length. Only speed
     // depends on this: if a later version lays its state out differently, nothing is patched.
     const state = (created as unknown as { state?: { record?: unknown; expectedRecordLength?: unknown } }).state;
-    if (state !== undefined && Array.isArray(state.record) && 'expectedRecordLength' in state) {
+    if (false && state !== undefined && Array.isArray(state.record) && 'expectedRecordLength' in state) {
       Object.defineProperty(state, 'expectedRecordLength', {
         get: () => (Array.isArray(state.record) ? state.record.length : -1),
         set: () => {},

@@ -45,7 +45,7 @@ function perch(args: string[], env: Record<string, string>): Promise<CliResult> 
 
 // Line 1 is a header; line 4 repeats line 2 (case-insensitively); line 5 is not a username.
 const DIRECT_CSV = 'username,note\njack,founder\n@alice\nJACK\nbad name!\nhttps://x.com/bob\n';
-const REMOTE_CSV = 'carol\n\ndave;x\nnot valid!!\ncarol\n';
+const REMOTE_CSV = 'carol\n\ndave\nnot valid!!\ncarol\n';
 const UNUSABLE_CSV = 'handle\nbad name!\n!!!\n';
 
 describe('perch import', () => {

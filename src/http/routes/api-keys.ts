@@ -11,7 +11,7 @@ import type { AppDeps } from '../deps.ts';
 import { hashRequest, idempotent } from '../idempotency.ts';
 import { literals, problems } from '../schemas.ts';
 
-const text = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern: '^[^\\u0000-\\u001f\\u007f]+$' });
+const text = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]+$' });
 const nullableString = Type.Union([Type.String(), Type.Null()]);
 
 const KeyFields = {
