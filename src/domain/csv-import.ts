@@ -1,5 +1,6 @@
 // Reading an uploaded CSV of usernames into an import plan: valid unique rows, rejections, warnings.
 import { parse, CsvError, type Parser } from 'csv-parse';
+import { createDelimiterSniffer, followRecordLengths, utf8Chunks } from './csv-stream.ts';
 import { PerchError } from './errors.ts';
 import type { Platform } from './platforms.ts';
 import { inferPlatform, normalizeUsernameInput, validateUsername } from './usernames.ts';
@@ -22,9 +23,6 @@ export interface CsvImportOptions { defaultPlatform: Platform; maxRows: number; 
 export const MAX_REJECTIONS_KEPT = 1_000;
 const MAX_TAG_LENGTH = 64;
 const MAX_VALUE_SHOWN = 200;
-// 16 KiB is ~1,500 short rows, ~3 ms of parsing: measured on 1M rows, 64 KiB chunks held the
-// event loop for 10-35 ms at a time for the same total time (~2 s), so smaller it is.
-const CHUNK_SIZE = 16 * 1024;
 const USERNAME_HEADERS = new Set(['username', 'handle', 'screen_name', 'user', 'account']);
 const OPTIONAL_HEADERS = new Set(['platform', 'tags', 'note']);
 const PLATFORM_VALUES: Readonly<Record<string, Platform>> = { x: 'x', twitter: 'x', bluesky: 'bluesky' };
@@ -32,85 +30,6 @@ const CONTROL = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/; // eslint-disable-li
 
 interface Columns { username: number; platform: number; tags: number; note: number }
 const HEADERLESS: Columns = { username: 0, platform: -1, tags: -1, note: -1 };
-
-/**
- * The input as UTF-8 chunks of about CHUNK_SIZE. Text is cut between characters, never inside a
- * surrogate pair; bytes may be cut anywhere, since csv-parse joins a split character back up.
- */
-async function* utf8Chunks(input: string | AsyncIterable<string | Buffer>): AsyncGenerator<Buffer> {
-  const sources: AsyncIterable<string | Buffer> | Iterable<string> = typeof input === 'string' ? [input] : input;
-  let carry = ''; // a high surrogate whose partner is in the next string chunk
-  for await (const source of sources) {
-    if (typeof source !== 'string') {
-      const bytes = Buffer.from(source.buffer, source.byteOffset, source.byteLength);
-      for (let start = 0; start < bytes.length; start += CHUNK_SIZE) yield bytes.subarray(start, start + CHUNK_SIZE);
-      continue;
-    }
-    const text = carry + source;
-    carry = '';
-    for (let start = 0; start < text.length; ) {
-      let end = Math.min(start + CHUNK_SIZE, text.length);
-      const last = text.charCodeAt(end - 1);
-      if (last >= 0xd800 && last <= 0xdbff) end -= 1;
-      if (end === start) {
-        carry = text.slice(start);
-        break;
-      }
-      yield Buffer.from(text.slice(start, end), 'utf8');
-      start = end;
-    }
-  }
-  if (carry !== '') yield Buffer.from(carry, 'utf8');
-}
-
-/**
- * Picks `,` `;` or tab from the first non-blank line by counting each outside quotes (a European
- * Excel writes `;`, a TSV export writes tabs). Fed byte by byte across chunks; `done` once decided.
- */
-function createDelimiterSniffer() {
-  const counts = new Map<number, number>([[0x2c, 0], [0x3b, 0], [0x09, 0]]);
-  let quote: 'out' | 'in' | 'in-after-quote' = 'out';
-  let fieldStart = true;
-  let content = false;
-  let done = false;
-  const decide = (): string => {
-    let best = 0x2c; // ties and lines without any delimiter go to `,`
-    for (const [byte, count] of counts) if (count > (counts.get(best) ?? 0)) best = byte;
-    return String.fromCharCode(best);
-  };
-  const feed = (bytes: Buffer): boolean => {
-    for (let i = 0; i < bytes.length && !done; i += 1) {
-      const b = bytes[i] ?? 0;
-      if (quote === 'in') {
-        if (b === 0x22) quote = 'in-after-quote';
-        continue;
-      }
-      if (quote === 'in-after-quote') {
-        quote = 'out';
-        if (b === 0x22) { quote = 'in'; continue; } // "" is an escaped quote
-      }
-      if (b === 0x0a || b === 0x0d) {
-        if (content) done = true;
-        else for (const key of counts.keys()) counts.set(key, 0); // a blank line's tabs do not vote
-        fieldStart = true;
-      } else if (counts.has(b)) {
-        counts.set(b, (counts.get(b) ?? 0) + 1);
-        if (b !== 0x09) content = true;
-        fieldStart = true;
-      } else if (b === 0x22 && fieldStart) {
-        quote = 'in';
-        content = true;
-      } else if (b === 0x20) {
-        fieldStart = false; // as in csv-parse, a quote after a space is text, not an opening quote
-      } else if (b !== 0xef && b !== 0xbb && b !== 0xbf) {
-        content = true; // anything but spaces and the bytes of a BOM (EF BB BF) makes the line non-blank
-        fieldStart = false;
-      }
-    }
-    return done;
-  };
-  return { feed, decide };
-}
 
 function headerName(cell: string): string {
   return cell.replace(/[\u200B-\u200D\u2060\uFEFF]/g, '').trim();
@@ -253,18 +172,7 @@ export async function parseUsernameCsv(input: string | AsyncIterable<string | Bu
     });
     created.on('data', onRecord);
     created.on('error', (error: unknown) => { failure ??= error; });
-    // With relax_column_count, csv-parse still builds a CsvError (stack trace plus a JSON copy of
-    // the record) for every record whose length differs from the first one's: ~20 µs a row, so a
-    // header over one-column rows made a 1M-row file take 20-30 s. Its `state` (exposed for
-    // backward compatibility) is taught that every record has the expected length. Only speed
-    // depends on this: if a later version lays its state out differently, nothing is patched.
-    const state = (created as unknown as { state?: { record?: unknown; expectedRecordLength?: unknown } }).state;
-    if (false && state !== undefined && Array.isArray(state.record) && 'expectedRecordLength' in state) {
-      Object.defineProperty(state, 'expectedRecordLength', {
-        get: () => (Array.isArray(state.record) ? state.record.length : -1),
-        set: () => {},
-      });
-    }
+    followRecordLengths(created);
     return created;
   };
   // Records are handled as each chunk is parsed; the pause after it lets other requests run.

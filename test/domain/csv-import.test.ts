@@ -132,6 +132,12 @@ describe('parseUsernameCsv: headers', () => {
     assert.deepEqual(plan.warnings, ['ignored duplicate column "handle"']);
   });
 
+  it('reads rows whose number of columns changes from row to row', async () => {
+    const plan = await parse('username,platform,tags,note\nalice\nbob,x\ncarol,x,t1\ndave,x,t2,hi\nerin,,t3,hi,extra,more\nfrank\n');
+    assert.deepEqual(accepted(plan), ['2:x:alice', '3:x:bob', '4:x:carol', '5:x:dave', '6:x:erin', '7:x:frank']);
+    assert.deepEqual(plan.rows.map((row) => [row.tags.join('|'), row.note]), [['', null], ['', null], ['t1', null], ['t2', 'hi'], ['t3', 'hi'], ['', null]]);
+  });
+
   it('reads every row of a headerless file from its first column, without warnings', async () => {
     const plan = await parse('alice,42,whatever\n@bob,7\n');
     assert.deepEqual(accepted(plan), ['1:x:alice', '2:x:bob']);
