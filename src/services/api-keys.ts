@@ -55,17 +55,19 @@ export async function createApiKey(
 }
 
 /** Revokes a key. Refuses to remove the last admin key when no ADMIN_API_KEY could replace it. */
-export async function revokeKey(db: Kysely<Database>, clock: Clock, id: string, options: { actor: string | null; envAdminConfigured: boolean }): Promise<void> {
+/** Returns when the key was revoked: now, or earlier if it already was (revoking twice is harmless). */
+export async function revokeKey(db: Kysely<Database>, clock: Clock, id: string, options: { actor: string | null; envAdminConfigured: boolean }): Promise<{ revokedAt: number; already: boolean }> {
   const now = clock.now();
-  await db.transaction().execute(async (trx) => {
+  return db.transaction().execute(async (trx) => {
     const row = await trx.selectFrom('api_keys').select(['id', 'role', 'revoked_at']).where('id', '=', id).executeTakeFirst();
     if (!row) throw new PerchError('api_key_not_found', `No API key has the id ${id}.`);
-    if (row.revoked_at !== null) return;
+    if (row.revoked_at !== null) return { revokedAt: row.revoked_at, already: true };
     if (row.role === 'admin' && !options.envAdminConfigured && (await countActiveAdminKeys(trx, now)) <= 1) {
       throw new PerchError('last_admin_key', 'This is the last admin key and ADMIN_API_KEY is not set: create another admin key first.');
     }
     await revokeApiKey(trx, id, now);
     await writeAudit(trx, { actor: options.actor, action: 'api_key.revoke', target: id, at: now });
+    return { revokedAt: now, already: false };
   });
 }
 

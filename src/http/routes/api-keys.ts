@@ -2,10 +2,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { PerchError } from '../../domain/errors.ts';
 import { ROLES } from '../../domain/roles.ts';
 import { createApiKey, revokeKey } from '../../services/api-keys.ts';
-import { findApiKey, listApiKeys } from '../../storage/api-keys-repo.ts';
+import { listApiKeys } from '../../storage/api-keys-repo.ts';
 import { actorOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 import { hashRequest, idempotent } from '../idempotency.ts';
@@ -134,11 +133,9 @@ export default async function apiKeyRoutes(root: FastifyInstance, deps: AppDeps)
     },
     handler: async (request) => {
       const { id } = request.params;
-      await revokeKey(deps.store.db, deps.clock, id, { actor: actorOf(request), envAdminConfigured: deps.config.adminApiKey !== null });
+      const { revokedAt } = await revokeKey(deps.store.db, deps.clock, id, { actor: actorOf(request), envAdminConfigured: deps.config.adminApiKey !== null });
       deps.authenticator.invalidate(id);
-      const key = await findApiKey(deps.store.db, id);
-      if (!key?.revokedAt) throw new PerchError('api_key_not_found', `No API key has the id ${id}.`);
-      return { success: true as const, id, revokedAt: key.revokedAt };
+      return { success: true as const, id, revokedAt: new Date(revokedAt).toISOString() };
     },
   });
 }
