@@ -1,47 +1,20 @@
 // `perch import FILE` as a user runs it: the real CLI in a child process, writing directly to the
 // store, or streaming the file to a real server with --url; counts, line numbers and errors printed.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { createConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { composeApp } from '../../src/main.ts';
 import { openStore } from '../../src/storage/store.ts';
+import { perch, SECRET } from '../helpers/cli.ts';
 import { freshStoreUrl, type TestStoreUrl } from '../helpers/store-url.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const SECRET = 'test-secret-0123456789abcdefghijklmnopqrstuvwxyz';
 const ADMIN_KEY = 'test-admin-key-0123456789abcdefghijklmnop';
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `perch …` (through tsx, as `npm run perch` does) with only the given configuration. */
-function perch(args: string[], env: Record<string, string>): Promise<CliResult> {
-  const { NODE_TEST_CONTEXT: _, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-    cwd: ROOT,
-    env: { ...inherited, ADMIN_API_KEY: '', PERCH_URL: '', PERCH_API_KEY: '', LOG_LEVEL: 'silent', KEY_HASH_SECRET: SECRET, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += String(chunk)));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += String(chunk)));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 // Line 1 is a header; line 4 repeats line 2 (case-insensitively); line 5 is not a username.
 const DIRECT_CSV = 'username,note\njack,founder\n@alice\nJACK\nbad name!\nhttps://x.com/bob\n';

@@ -1,42 +1,15 @@
 // `perch keys create|list|revoke` as a user runs them: the real CLI in a child process, on a real store,
 // and the key it prints works on a server sharing that store until it is revoked.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { createConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { composeApp } from '../../src/main.ts';
+import { perch, SECRET } from '../helpers/cli.ts';
 import { freshStoreUrl, type TestStoreUrl } from '../helpers/store-url.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const SECRET = 'test-secret-0123456789abcdefghijklmnopqrstuvwxyz';
 const ADMIN_KEY = 'test-admin-key-0123456789abcdefghijklmnop';
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `perch …` (through tsx, as `npm run perch` does) with only the given configuration. */
-function perch(args: string[], env: Record<string, string>): Promise<CliResult> {
-  const { NODE_TEST_CONTEXT: _, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-    cwd: ROOT,
-    env: { ...inherited, ADMIN_API_KEY: '', PERCH_URL: '', PERCH_API_KEY: '', LOG_LEVEL: 'silent', KEY_HASH_SECRET: SECRET, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += String(chunk)));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += String(chunk)));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('perch keys', () => {
   let store: TestStoreUrl;
