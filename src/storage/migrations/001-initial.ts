@@ -1,5 +1,5 @@
 // The first schema: accounts, API keys, imports, the audit log and idempotency records.
-import type { Kysely, Migration } from 'kysely';
+import { sql, type Kysely, type Migration } from 'kysely';
 import type { DialectCapabilities } from '../dialects/capabilities.ts';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- migrations run against the schema as it was then */
@@ -37,8 +37,10 @@ export function initialSchema(caps: DialectCapabilities): Migration {
         .execute();
       await db.schema.createIndex('accounts_username_key').on('accounts').columns(['username_key', 'id']).execute();
       await db.schema.createIndex('accounts_due').on('accounts').columns(['next_check_at']).execute();
-      await db.schema.createIndex('accounts_followers').on('accounts').columns(['followers', 'id']).execute();
-      await db.schema.createIndex('accounts_last_checked').on('accounts').columns(['last_checked_at', 'id']).execute();
+      // The list sorts on these exact expressions (missing numbers last, the same on both dialects).
+      await sql`create index accounts_by_followers on accounts ((coalesce(followers, -1)), id)`.execute(db);
+      await sql`create index accounts_by_growth on accounts ((coalesce(followers_change_7d, -9007199254740991)), id)`.execute(db);
+      await sql`create index accounts_by_last_check on accounts ((coalesce(last_checked_at, 0)), id)`.execute(db);
 
       await db.schema
         .createTable('api_keys')
