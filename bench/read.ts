@@ -1,6 +1,7 @@
 // Bench: GET /api/?username=NAME with an app key, 1,000,000 stored accounts, against a bare node:http baseline.
 // Run: npm run bench -- read   (env BENCH_ACCOUNTS, BENCH_DURATION, BENCH_TMPDIR to vary it)
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchUsername, fillCheckedAccounts, seededRandom } from './lib/accounts-fixture.ts';
@@ -76,6 +77,11 @@ async function measurePair(baselineServer: Server, perch: Server, paths: readonl
 }
 
 const dir = await mkdtemp(join(process.env.BENCH_TMPDIR ?? tmpdir(), 'perch-bench-read-'));
+// Ctrl-C reaches the child servers too (same process group); the temp store must not stay behind.
+process.once('SIGINT', () => {
+  rmSync(dir, { recursive: true, force: true });
+  process.exit(130);
+});
 const servers: Server[] = [];
 try {
   heading(`GET /api/?username=NAME   ${fmt.int(ACCOUNTS)} accounts, ${CONNECTIONS} connections, ${DURATION_S} s each in ${ROUNDS} alternating runs, after ${WARMUP_S} s warm-up`);

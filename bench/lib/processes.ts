@@ -27,6 +27,17 @@ export async function freePort(): Promise<number> {
   });
 }
 
+// Children still running when this process exits (an error, Ctrl-C) are stopped with it.
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+function track(child: ChildProcess): ChildProcess {
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  return child;
+}
+
 function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve();
@@ -68,7 +79,7 @@ function profileArgs(): string[] {
 /** The real app through its command line (`perch serve`), on a store at `dbPath`, tracker off, no rate limit to speak of. */
 export async function startPerch(dbPath: string, env: Record<string, string> = {}): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...profileArgs(), '--import', 'tsx', 'src/cli/main.ts', 'serve'], {
+  const child = track(spawn(process.execPath, [...profileArgs(), '--import', 'tsx', 'src/cli/main.ts', 'serve'], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {
@@ -83,7 +94,7 @@ export async function startPerch(dbPath: string, env: Record<string, string> = {
       RATE_LIMIT_PER_MINUTE: '100000000',
       ...env,
     },
-  });
+  }));
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitReady(child, `${url}/api/health/live`);
@@ -97,11 +108,11 @@ export async function startPerch(dbPath: string, env: Record<string, string> = {
 /** The bare node:http baseline, answering `bodyFile` to every request. */
 export async function startBaseline(bodyFile: string): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...profileArgs(), '--import', 'tsx', 'bench/lib/baseline-server.ts'], {
+  const child = track(spawn(process.execPath, [...profileArgs(), '--import', 'tsx', 'bench/lib/baseline-server.ts'], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: { ...process.env, PORT: String(port), BASELINE_BODY_FILE: bodyFile },
-  });
+  }));
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitReady(child, url);
@@ -114,11 +125,11 @@ export async function startBaseline(bodyFile: string): Promise<Server> {
 
 /** Runs a bench/lib script in its own process and resolves with the one message it sends back. */
 export async function runInChild<T>(script: string, args: readonly string[]): Promise<T> {
-  const child = fork(fileURLToPath(new URL(script, import.meta.url)), args, {
+  const child = track(fork(fileURLToPath(new URL(script, import.meta.url)), args, {
     cwd: REPO_ROOT,
     execArgv: [...profileArgs(), '--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  }));
   let message: T | undefined;
   child.on('message', (m) => {
     message = m as T;
