@@ -20,7 +20,14 @@ function base62(value: bigint, length: number): string {
 }
 
 function checksum(body: string): string {
-  return base62(BigInt(crc32(body)), CHECKSUM_LENGTH);
+  // A CRC-32 fits a plain number; no BigInt on the path every request takes.
+  let value = crc32(body);
+  let out = '';
+  for (let i = 0; i < CHECKSUM_LENGTH; i += 1) {
+    out = ALPHABET[value % 62] + out;
+    value = Math.floor(value / 62);
+  }
+  return out;
 }
 
 /** A new key from 32 random bytes (the caller supplies them, so this stays pure and testable). */
@@ -47,9 +54,9 @@ export function hashApiKey(key: string, secret: string): string {
   return createHmac('sha256', secret).update(key).digest('hex');
 }
 
-/** Constant-time comparison of two secrets of any length. */
-export function secretsEqual(a: string, b: string): boolean {
-  const left = createHmac('sha256', 'compare').update(a).digest();
-  const right = createHmac('sha256', 'compare').update(b).digest();
-  return timingSafeEqual(left, right);
+/** Constant-time comparison of two hashes made by hashApiKey (equal lengths by construction). */
+export function hashesEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'hex');
+  const right = Buffer.from(b, 'hex');
+  return left.length === right.length && timingSafeEqual(left, right);
 }

@@ -1,7 +1,7 @@
 // API keys as a use case: create (plaintext returned once), revoke, and authenticate a presented key.
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { apiKeyStart, formatApiKey, hashApiKey, isWellFormedApiKey, secretsEqual } from '../domain/api-key-format.ts';
+import { apiKeyStart, formatApiKey, hashApiKey, hashesEqual, isWellFormedApiKey } from '../domain/api-key-format.ts';
 import { PerchError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Role } from '../domain/roles.ts';
@@ -85,20 +85,25 @@ interface CacheEntry {
 export class KeyAuthenticator {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly touched = new Map<string, number>();
+  private readonly envAdminHash: string | null;
 
   constructor(
     private readonly reader: Kysely<Database>,
     private readonly writer: Kysely<Database>,
     private readonly options: { secret: string; envAdminKey: string | null; cacheTtlMs: number; clock: Clock; onTouchError?: (error: unknown) => void },
-  ) {}
+  ) {
+    this.envAdminHash = options.envAdminKey === null ? null : hashApiKey(options.envAdminKey, options.secret);
+  }
 
   async authenticate(presented: string): Promise<Principal> {
-    const { envAdminKey, clock, cacheTtlMs } = this.options;
-    if (envAdminKey !== null && secretsEqual(presented, envAdminKey)) {
+    const { clock, cacheTtlMs } = this.options;
+    // One keyed hash per request serves both checks: the constant-time comparison with
+    // ADMIN_API_KEY (whose hash is computed once) and the lookup of stored keys.
+    const hash = hashApiKey(presented, this.options.secret);
+    if (this.envAdminHash !== null && hashesEqual(hash, this.envAdminHash)) {
       return { keyId: ENV_ADMIN_KEY_ID, role: 'admin', username: 'admin', name: 'ADMIN_API_KEY', expiresAt: null };
     }
     if (!isWellFormedApiKey(presented)) throw new PerchError('invalid_api_key', 'The API key is not valid.');
-    const hash = hashApiKey(presented, this.options.secret);
     const now = clock.now();
     let entry = this.cache.get(hash);
     if (entry === undefined || now - entry.fetchedAt >= cacheTtlMs) {

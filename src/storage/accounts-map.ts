@@ -5,7 +5,13 @@ import { accountPublicId } from '../domain/ids.ts';
 import type { Platform } from '../domain/platforms.ts';
 import type { AccountsTable } from './schema.ts';
 
-export type AccountRow = Selectable<AccountsTable>;
+/** The columns an Account is made of; bookkeeping such as leases is left in the table. */
+export const ACCOUNT_COLUMNS = [
+  'id', 'platform', 'username', 'platform_user_id', 'status', 'status_reason', 'tags', 'note', 'profile', 'metrics',
+  'analysis', 'renames', 'tracked_since', 'last_checked_at', 'next_check_at', 'consecutive_failures', 'last_error',
+] as const;
+
+export type AccountRow = Pick<Selectable<AccountsTable>, (typeof ACCOUNT_COLUMNS)[number]>;
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 

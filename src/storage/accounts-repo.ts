@@ -3,7 +3,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Account, AccountSort, AccountStatus } from '../domain/account.ts';
 import type { Platform } from '../domain/platforms.ts';
-import { toAccount } from './accounts-map.ts';
+import { ACCOUNT_COLUMNS, toAccount } from './accounts-map.ts';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
 import type { Database } from './schema.ts';
 
@@ -18,7 +18,7 @@ export interface AccountRef {
 export async function findAccount(db: Db, ref: AccountRef): Promise<Account | null> {
   const row = await db
     .selectFrom('accounts')
-    .selectAll()
+    .select(ACCOUNT_COLUMNS)
     .where('platform', '=', ref.platform)
     .where('username_key', '=', ref.key)
     .where('untracked_at', 'is', null)
@@ -32,7 +32,7 @@ export async function findAccounts(db: Db, refs: readonly AccountRef[]): Promise
   if (refs.length === 0) return found;
   const rows = await db
     .selectFrom('accounts')
-    .selectAll()
+    .select([...ACCOUNT_COLUMNS, 'username_key'])
     .where('untracked_at', 'is', null)
     .where((eb) => eb.or(refs.map((r) => eb.and([eb('platform', '=', r.platform), eb('username_key', '=', r.key)]))))
     .execute();
@@ -63,7 +63,7 @@ const SORTS: Record<AccountSort, { value: RawBuilder<string | number>; direction
 
 export async function listAccounts(db: Db, caps: DialectCapabilities, filter: AccountFilter): Promise<{ accounts: Account[]; last: [string | number, number] | null; more: boolean }> {
   const sort = SORTS[filter.sort];
-  let query = db.selectFrom('accounts').selectAll().select(sort.value.as('sort_value')).where('untracked_at', 'is', null);
+  let query = db.selectFrom('accounts').select(ACCOUNT_COLUMNS).select(sort.value.as('sort_value')).where('untracked_at', 'is', null);
   if (filter.status) query = query.where('status', '=', filter.status);
   if (filter.platform) query = query.where('platform', '=', filter.platform);
   if (filter.tag !== undefined) query = query.where(caps.jsonArrayContains(sql.ref('tags'), filter.tag));

@@ -113,7 +113,11 @@ async function insertNew(trx: Db, chunk: readonly ImportRow[], now: number): Pro
 /** Accounts an admin had stopped tracking come back, due at once, with their history. */
 async function reactivate(trx: Db, rows: readonly ImportRow[], now: number): Promise<number> {
   const byPlatform = new Map<Platform, string[]>();
-  for (const row of rows) byPlatform.set(row.platform, [...(byPlatform.get(row.platform) ?? []), row.key]);
+  for (const row of rows) {
+    const keys = byPlatform.get(row.platform);
+    if (keys) keys.push(row.key);
+    else byPlatform.set(row.platform, [row.key]);
+  }
   let total = 0;
   for (const [platform, keys] of byPlatform) {
     const result = await trx

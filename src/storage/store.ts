@@ -14,6 +14,8 @@ export interface Store {
   readonly caps: DialectCapabilities;
   /** `PRAGMA integrity_check` on SQLite; always ok on PostgreSQL. */
   integrityCheck(): Promise<string>;
+  /** Moves SQLite's write-ahead log into the database file now (it also happens every few seconds). */
+  checkpoint(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -25,20 +27,20 @@ export interface StoreOptions {
 export async function openStore(databaseUrl: string, options: StoreOptions = {}): Promise<Store> {
   let store: Store;
   if (databaseUrl.startsWith('file:')) {
-    const { writer, reader, raw } = openSqlite(databaseUrl.slice('file:'.length));
+    const sqlite = openSqlite(databaseUrl.slice('file:'.length));
     store = {
-      db: writer,
-      reader,
+      db: sqlite.writer,
+      reader: sqlite.reader,
       caps: sqliteCapabilities,
-      integrityCheck: async () => String(raw.pragma('integrity_check', { simple: true })),
-      close: async () => {
-        if (reader !== writer) await reader.destroy();
-        await writer.destroy();
+      integrityCheck: async () => sqlite.integrityCheck(),
+      checkpoint: async () => {
+        await sqlite.checkpoint();
       },
+      close: sqlite.close,
     };
   } else {
     const { db } = openPostgres(databaseUrl, options.poolSize ?? 10);
-    store = { db, reader: db, caps: postgresCapabilities, integrityCheck: async () => 'ok', close: () => db.destroy() };
+    store = { db, reader: db, caps: postgresCapabilities, integrityCheck: async () => 'ok', checkpoint: async () => {}, close: () => db.destroy() };
   }
   if (options.migrate !== false) {
     try {

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import type { ImportRow } from '../../src/domain/csv-import.ts';
 import { findAccount, listAccounts, updateAccount, untrackAccount } from '../../src/storage/accounts-repo.ts';
 import { countActiveAdminKeys, findApiKeyByHash, insertApiKey, revokeApiKey } from '../../src/storage/api-keys-repo.ts';
+import { openSqlite, sqliteCapabilities } from '../../src/storage/dialects/sqlite.ts';
 import { listImports, writeImport } from '../../src/storage/imports-repo.ts';
 import { openStore, type Store } from '../../src/storage/store.ts';
 import { dialectName, freshStoreUrl, type TestStoreUrl } from '../helpers/store-url.ts';
@@ -100,5 +101,21 @@ describe(`repositories on ${dialectName}`, () => {
     assert.equal(await revokeApiKey(store.db, 'key_a', 3_000), true);
     assert.equal(await revokeApiKey(store.db, 'key_a', 3_000), false);
     await assert.rejects(insertApiKey(store.db, { ...base, id: 'key_c', keyHash: 'hash-a', role: 'app', expiresAt: null }), (error) => store.caps.isUniqueViolation(error));
+  });
+});
+
+describe('SQLite write-ahead log', { skip: dialectName !== 'sqlite' }, () => {
+  it('is checkpointed by the worker thread, not inside commits', async (t) => {
+    const location = await freshStoreUrl();
+    t.after(() => location.drop());
+    const store = await openStore(location.url);
+    await store.close();
+    const sqlite = openSqlite(location.url.slice('file:'.length));
+    t.after(() => sqlite.close());
+    await writeImport(sqlite.writer, sqliteCapabilities, Array.from({ length: 5_000 }, (_, i) => row(`wal${i}`)), meta('imp_wal'));
+    const result = await sqlite.checkpoint();
+    assert.ok(result && result.log > 0, 'the commit left its pages in the log');
+    assert.equal(result.checkpointed, result.log, 'the worker moved them all');
+    assert.equal(sqlite.integrityCheck(), 'ok');
   });
 });

@@ -7,6 +7,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import type { Database } from '../schema.ts';
 import type { DialectCapabilities } from './capabilities.ts';
+import { WalCheckpointer, type CheckpointResult } from './sqlite-checkpointer.ts';
 
 export const sqliteCapabilities: DialectCapabilities = {
   name: 'sqlite',
@@ -35,6 +36,9 @@ function open(path: string, readonly: boolean): Connection {
   connection.pragma('busy_timeout = 5000');
   // NORMAL is durable against a crashed process in WAL mode; only a power cut may drop the last commits.
   connection.pragma('synchronous = NORMAL');
+  // Checkpoints run on a worker thread (sqlite-checkpointer.ts), never inside our COMMITs.
+  connection.pragma('wal_autocheckpoint = 0');
+  connection.pragma(`journal_size_limit = ${64 * 1_048_576}`);
   return withStatementCache(connection);
 }
 
@@ -57,15 +61,37 @@ function withStatementCache(connection: Connection): Connection {
 export interface SqliteHandles {
   writer: Kysely<Database>;
   reader: Kysely<Database>;
-  /** The raw writer connection, for maintenance such as `PRAGMA integrity_check`. */
-  raw: Connection;
+  /** `PRAGMA integrity_check` on the writer connection. */
+  integrityCheck(): string;
+  checkpoint(): Promise<CheckpointResult | null>;
+  close(): Promise<void>;
 }
 
 export function openSqlite(path: string): SqliteHandles {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const raw = open(path, false);
-  const writer = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
-  // An in-memory database exists once per connection, so it cannot have a separate reader.
-  const reader = path === ':memory:' ? writer : new Kysely<Database>({ dialect: new SqliteDialect({ database: open(path, true) }) });
-  return { writer, reader, raw };
+  if (path === ':memory:') {
+    // An in-memory database exists once per connection: no separate reader, no WAL to checkpoint.
+    const raw = open(path, false);
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+    return { writer: db, reader: db, integrityCheck: () => String(raw.pragma('integrity_check', { simple: true })), checkpoint: async () => null, close: () => db.destroy() };
+  }
+  mkdirSync(dirname(path), { recursive: true });
+  const rawWriter = open(path, false);
+  const rawReader = open(path, true);
+  const writer = new Kysely<Database>({ dialect: new SqliteDialect({ database: rawWriter }) });
+  const reader = new Kysely<Database>({ dialect: new SqliteDialect({ database: rawReader }) });
+  const checkpointer = new WalCheckpointer(path);
+  return {
+    writer,
+    reader,
+    integrityCheck: () => String(rawWriter.pragma('integrity_check', { simple: true })),
+    checkpoint: () => checkpointer.checkpoint(),
+    close: async () => {
+      await checkpointer.close();
+      await reader.destroy();
+      await writer.destroy();
+      // Kysely closes only connections it has used; a reader never asked anything stays open otherwise.
+      if (rawReader.open) rawReader.close();
+      if (rawWriter.open) rawWriter.close();
+    },
+  };
 }
