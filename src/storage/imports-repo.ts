@@ -62,6 +62,7 @@ export async function writeImport(db: Db, caps: DialectCapabilities, rows: reado
       const reactivated = existing.length === 0 ? 0 : await reactivate(trx, existing, now);
       counts.reactivated += reactivated;
       counts.alreadyTracked += existing.length - reactivated;
+      await addTags(trx, existing, now);
       meta.onProgress?.(start + chunk.length, rows.length);
       await yieldToEventLoop();
     }
@@ -130,6 +131,23 @@ async function reactivate(trx: Db, rows: readonly ImportRow[], now: number): Pro
     total += Number(result.numUpdatedRows);
   }
   return total;
+}
+
+/**
+ * Tags in the file are added to accounts that were already there (never removed: PATCH replaces
+ * tags). Sending the same file again finds nothing to add, so it still changes nothing.
+ */
+async function addTags(trx: Db, rows: readonly ImportRow[], now: number): Promise<void> {
+  const tagged = rows.filter((row) => row.tags.length > 0);
+  for (const platform of new Set(tagged.map((row) => row.platform))) {
+    const wanted = new Map(tagged.filter((row) => row.platform === platform).map((row) => [row.key, row.tags]));
+    const current = await trx.selectFrom('accounts').select(['id', 'username_key', 'tags']).where('platform', '=', platform).where('username_key', 'in', [...wanted.keys()]).execute();
+    for (const account of current) {
+      const tags = JSON.parse(account.tags) as string[];
+      const merged = [...new Set([...tags, ...(wanted.get(account.username_key) ?? [])])];
+      if (merged.length > tags.length) await trx.updateTable('accounts').set({ tags: JSON.stringify(merged), updated_at: now }).where('id', '=', account.id).execute();
+    }
+  }
 }
 
 export async function listImports(db: Db, options: { limit: number; before?: readonly [number, string] }): Promise<ImportRecord[]> {

@@ -79,6 +79,19 @@ describe('POST /api/admin/insert', () => {
     assert.equal((await test.app.inject({ method: 'GET', url: '/api/?username=alice', headers: admin })).statusCode, 200);
   });
 
+  it('adds the file\'s tags to accounts already tracked, once', async (t) => {
+    const test = await build(t);
+    await test.app.inject({ method: 'POST', url: '/api/admin/insert', headers: admin, payload: { file: 'username,tags\njack,founders\nalice,\n' } });
+    const file = 'username,tags\njack,press|founders\nalice,press\n';
+    for (let i = 0; i < 2; i += 1) {
+      const response = await test.app.inject({ method: 'POST', url: '/api/admin/insert', headers: admin, payload: { file } });
+      assert.equal(response.json().alreadyTracked, 2);
+    }
+    const read = async (name: string) => (await test.app.inject({ method: 'GET', url: `/api/?username=${name}`, headers: admin })).json().tags;
+    assert.deepEqual(await read('jack'), ['founders', 'press']);
+    assert.deepEqual(await read('alice'), ['press']);
+  });
+
   it('answers 422 csv_no_usernames with the rejected rows when nothing is usable', async (t) => {
     const test = await build(t);
     const response = await test.app.inject({ method: 'POST', url: '/api/admin/insert', headers: admin, payload: { file: 'username\nbad name!\n"alice\nbob"\n' } });
