@@ -19,6 +19,8 @@ export interface DialectCapabilities {
   isUnavailable(error: unknown): boolean;
   /** The schema new tables go to (PostgreSQL's search_path), so migrations never look at another. */
   currentSchema(db: Kysely<Database>): Promise<string | undefined>;
+  /** The store refused a value (PostgreSQL's class 22: a NUL in text, a number out of range…): the client's fault. */
+  isInvalidValue(error: unknown): boolean;
   /** Cheap query proving the store answers. */
   ping(db: Kysely<Database>): Promise<void>;
 }
