@@ -6,6 +6,7 @@ import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { MemoryFailureThrottle } from './http/auth-throttle.ts';
 import type { AppDeps } from './http/deps.ts';
+import { deriveKey } from './domain/sealed-box.ts';
 import { createLogger } from './logger.ts';
 import { KeyAuthenticator } from './services/api-keys.ts';
 import { ensureAdminKey } from './services/bootstrap-admin.ts';
@@ -35,6 +36,7 @@ export async function composeApp(config: Config, options: { logger: Logger; cloc
       authenticator,
       throttle: new MemoryFailureThrottle(config.authFailuresPerMinute),
       keyHashSecret,
+      sealKey: deriveKey(keyHashSecret, 'idempotent-responses'),
       role: options.role ?? 'serve',
       version: VERSION,
     };

@@ -13,6 +13,8 @@ export interface AppDeps {
   throttle: FailureThrottle;
   /** The secret under which API keys are hashed. */
   keyHashSecret: string;
+  /** Key that seals stored idempotent responses (derived from keyHashSecret). */
+  sealKey: Buffer;
   /** What this process runs, for /api/health. */
   role: 'serve' | 'api';
   version: string;

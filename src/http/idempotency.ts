@@ -1,10 +1,13 @@
 // Idempotency-Key on POSTs: a retry with the same key and the same request gets the first response
 // back instead of a second key or import. Records live 24 h and are written in the action's
-// transaction, so a crash cannot leave an action without its record or the reverse.
+// transaction, so a crash cannot leave an action without its record or the reverse. They are
+// sealed (AES-GCM under a key derived from KEY_HASH_SECRET): a created API key must replay, yet
+// never lie in the database in clear.
 import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { PerchError } from '../domain/errors.ts';
+import { open, seal } from '../domain/sealed-box.ts';
 import type { Clock } from '../services/clock.ts';
 import { findIdempotentResponse, saveIdempotentResponse } from '../storage/idempotency-repo.ts';
 import type { Database } from '../storage/schema.ts';
@@ -33,8 +36,7 @@ export function hashRequest(...parts: string[]): string {
  * its transaction. Without the header it simply runs.
  */
 export async function idempotent<T>(
-  store: Store,
-  clock: Clock,
+  { store, clock, sealKey }: { store: Store; clock: Clock; sealKey: Buffer },
   request: FastifyRequest,
   requestHash: string,
   action: (remember: Remember) => Promise<{ statusCode: number; body: T }>,
@@ -52,14 +54,18 @@ export async function idempotent<T>(
     if (stored.requestHash !== requestHash) {
       throw new PerchError('idempotency_key_mismatch', 'This Idempotency-Key was used with a different request; use a new key.');
     }
-    return { statusCode: stored.statusCode, body: stored.body as T, replayed: true };
+    const body = open(stored.response, sealKey);
+    // Sealed under another secret (KEY_HASH_SECRET changed): the answer cannot be given again.
+    if (body === null) throw new PerchError('idempotency_key_mismatch', 'This Idempotency-Key cannot be replayed any more; use a new key.');
+    return { statusCode: stored.statusCode, body: JSON.parse(body) as T, replayed: true };
   };
   const earlier = await replay();
   if (earlier) return earlier;
   try {
     const result = await action(async (trx, statusCode, body) => {
       const now = clock.now();
-      await saveIdempotentResponse(trx, { owner, key: header, route, requestHash, statusCode, body, now, expiredBefore: now - RETENTION_MS });
+      const response = seal(JSON.stringify(body), sealKey);
+      await saveIdempotentResponse(trx, { owner, key: header, route, requestHash, statusCode, response, now, expiredBefore: now - RETENTION_MS });
     });
     return { ...result, replayed: false };
   } catch (error) {

@@ -5,7 +5,8 @@ import type { Database } from './schema.ts';
 export interface StoredResponse {
   requestHash: string;
   statusCode: number;
-  body: unknown;
+  /** The response as the caller stored it (sealed: it may hold a new key). */
+  response: string;
 }
 
 export async function findIdempotentResponse(db: Kysely<Database>, owner: string, key: string, route: string, notBefore: number): Promise<StoredResponse | null> {
@@ -17,21 +18,18 @@ export async function findIdempotentResponse(db: Kysely<Database>, owner: string
     .where('route', '=', route)
     .where('created_at', '>=', notBefore)
     .executeTakeFirst();
-  return row ? { requestHash: row.request_hash, statusCode: row.status_code, body: JSON.parse(row.response) as unknown } : null;
+  return row ? { requestHash: row.request_hash, statusCode: row.status_code, response: row.response } : null;
 }
 
-/** Plain insert: a concurrent request with the same key fails on the primary key and replays. */
+/**
+ * Plain insert: a concurrent request with the same key fails on the primary key and replays.
+ * Expired records (of every caller) are deleted on the way, so the table never outgrows a day.
+ */
 export async function saveIdempotentResponse(
   db: Kysely<Database>,
-  entry: { owner: string; key: string; route: string; requestHash: string; statusCode: number; body: unknown; now: number; expiredBefore: number },
+  entry: { owner: string; key: string; route: string; requestHash: string; statusCode: number; response: string; now: number; expiredBefore: number },
 ): Promise<void> {
-  await db
-    .deleteFrom('idempotency_keys')
-    .where('owner', '=', entry.owner)
-    .where('idempotency_key', '=', entry.key)
-    .where('route', '=', entry.route)
-    .where('created_at', '<', entry.expiredBefore)
-    .execute();
+  await db.deleteFrom('idempotency_keys').where('created_at', '<', entry.expiredBefore).execute();
   await db
     .insertInto('idempotency_keys')
     .values({
@@ -40,7 +38,7 @@ export async function saveIdempotentResponse(
       route: entry.route,
       request_hash: entry.requestHash,
       status_code: entry.statusCode,
-      response: JSON.stringify(entry.body),
+      response: entry.response,
       created_at: entry.now,
     })
     .execute();

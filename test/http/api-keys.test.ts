@@ -119,7 +119,10 @@ describe('API keys', () => {
 
   it('never stores or logs a key in plaintext', async (t) => {
     const test = await build(t, {}, { LOG_LEVEL: 'debug' });
-    const keys = [await test.createKey('app'), await test.createKey('admin')];
+    const replayable = await test.app.inject({ method: 'POST', url: '/api/admin/api-keys', headers: { ...admin, 'idempotency-key': 'k1' }, payload: { role: 'admin', username: 'idem' } });
+    const keys = [await test.createKey('app'), await test.createKey('admin'), replayable.json<{ apiKey: string; id: string }>()];
+    const replayed = await test.app.inject({ method: 'POST', url: '/api/admin/api-keys', headers: { ...admin, 'idempotency-key': 'k1' }, payload: { role: 'admin', username: 'idem' } });
+    assert.equal(replayed.json().apiKey, keys[2]?.apiKey, 'the sealed record still replays');
     for (const key of keys) {
       await test.app.inject({ method: 'GET', url: `/api/me?api_key=${key.apiKey}`, headers: { 'x-api-key': key.apiKey } });
       await test.app.inject({ method: 'DELETE', url: `/api/admin/api-keys/${key.id}`, headers: admin });
@@ -127,7 +130,7 @@ describe('API keys', () => {
     }
     const logs = test.logs.join('');
     assert.ok(logs.includes('incoming request'), 'requests were logged');
-    const rows = JSON.stringify(await test.deps.store.db.selectFrom('api_keys').selectAll().execute());
+    const rows = JSON.stringify([await test.deps.store.db.selectFrom('api_keys').selectAll().execute(), await test.deps.store.db.selectFrom('idempotency_keys').selectAll().execute()]);
     for (const { apiKey } of keys) {
       const secretPart = apiKey.slice(10);
       assert.ok(!logs.includes(secretPart), 'not in the logs');

@@ -56,7 +56,7 @@ export default async function apiKeyRoutes(root: FastifyInstance, deps: AppDeps)
     handler: async (request, reply) => {
       const body = request.body;
       const expiresAt = body.expiresAt === undefined ? null : Date.parse(body.expiresAt);
-      const result = await idempotent(deps.store, deps.clock, request, hashRequest(JSON.stringify(body)), async (remember) => {
+      const result = await idempotent(deps, request, hashRequest(JSON.stringify(body)), async (remember) => {
         let response: unknown;
         await deps.store.db.transaction().execute(async (trx) => {
           const created = await createApiKey(trx, deps.keyHashSecret, deps.clock, {

@@ -137,7 +137,7 @@ export default async function insertRoutes(app: FastifyInstance, deps: AppDeps) 
         logged = written;
         request.log.info({ written, total }, 'import progress');
       };
-      const result = await idempotent(deps.store, deps.clock, request, hash.digest('hex'), async (remember) => {
+      const result = await idempotent(deps, request, hash.digest('hex'), async (remember) => {
         const report: ImportReport = await commitImport(deps.store, plan, {
           actor: actorOf(request),
           source: form,
