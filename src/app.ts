@@ -5,11 +5,12 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { PerchError } from './domain/errors.ts';
 import { registerAuth } from './http/auth.ts';
 import type { AppDeps } from './http/deps.ts';
+import { buildClientErrorHandler, handleFrameworkError } from './http/early-errors.ts';
 import { buildErrorHandler } from './http/errors.ts';
-import { registerRouteTable } from './http/route-table.ts';
+import { MAX_PARAM_LENGTH, registerRouteTable } from './http/route-table.ts';
 import { registerValidation } from './http/validation.ts';
 import { AccountSchema, ProblemSchema } from './http/schemas.ts';
-import { registerSecurityHeaders, registerShutdownGate } from './http/security-headers.ts';
+import { registerIdentityEncodingOnly, registerSecurityHeaders, registerShutdownGate } from './http/security-headers.ts';
 import accountRoutes from './http/routes/accounts.ts';
 import adminAccountRoutes from './http/routes/admin-accounts.ts';
 import apiKeyRoutes from './http/routes/api-keys.ts';
@@ -33,17 +34,22 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     },
     requestTimeout: config.requestTimeoutMs,
     bodyLimit: 1_048_576,
-    trustProxy: config.trustProxy,
+    // Fastify reads a number as a count of hops; its types only lack the case.
+    trustProxy: config.trustProxy as boolean | string,
     return503OnClosing: false,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // Errors met before routing, and those of Node's parser, are problem documents too.
+    frameworkErrors: handleFrameworkError,
+    clientErrorHandler: buildClientErrorHandler(logger),
   });
 
   registerRouteTable(app);
   registerValidation(app);
-  app.setErrorHandler(buildErrorHandler(deps.store.caps.isUnavailable));
+  app.setErrorHandler(buildErrorHandler(deps.store.caps));
   registerShutdownGate(app);
   registerSecurityHeaders(app);
   registerAuth(app, { authenticator: deps.authenticator, throttle: deps.throttle, clock: deps.clock });
+  registerIdentityEncodingOnly(app);
   await app.register(rateLimit, {
     global: true,
     max: config.rateLimitPerMinute,

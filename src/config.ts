@@ -1,4 +1,5 @@
 // One validated, frozen configuration object, built from the environment by a pure function.
+import { isIP } from 'node:net';
 import { isPlatform, type Platform } from './domain/platforms.ts';
 import { parseDuration, parseSize } from './domain/units.ts';
 
@@ -27,7 +28,8 @@ export interface Config {
   /** How long a validated key is trusted before it is looked up again: the bound on revocation. */
   readonly keyCacheTtlMs: number;
   readonly requestTimeoutMs: number;
-  readonly trustProxy: boolean;
+  /** false, a number of proxy hops to trust, or a comma-separated list of proxy addresses/CIDRs. */
+  readonly trustProxy: boolean | number | string;
 }
 
 export class ConfigError extends Error {
@@ -98,6 +100,19 @@ export function createConfig(env: Env, overrides: Partial<Config> = {}): Config 
     return fallback;
   };
 
+  // Trusting every hop would let any client pick its own address (and dodge the auth throttle):
+  // `on` trusts the nearest proxy only; a number trusts that many; or name the proxies.
+  const proxies = (name: string): false | number | string => {
+    const raw = text(name)?.toLowerCase();
+    if (raw === undefined || ['off', 'false', 'no', '0'].includes(raw)) return false;
+    if (['on', 'true', 'yes'].includes(raw)) return 1;
+    if (/^\d{1,2}$/.test(raw)) return Number(raw);
+    const list = raw.split(',').map((p) => p.trim());
+    if (list.every((p) => isIP(p.split('/')[0] ?? '') !== 0)) return list.join(',');
+    problems.push(`${name} must be off, on (one proxy), a number of proxies, or proxy addresses/CIDRs separated by commas (got "${raw}")`);
+    return false;
+  };
+
   const databaseUrl = text('DATABASE_URL') ?? 'file:./data/perch.db';
   let dataDir: string | null = null;
   if (databaseUrl.startsWith('file:')) {
@@ -141,7 +156,7 @@ export function createConfig(env: Env, overrides: Partial<Config> = {}): Config 
     authFailuresPerMinute: integer('AUTH_FAILURES_PER_MINUTE', 20, 1, 1_000_000),
     keyCacheTtlMs: duration('KEY_CACHE_TTL', '2s', 0),
     requestTimeoutMs: duration('REQUEST_TIMEOUT', '60s'),
-    trustProxy: flag('TRUST_PROXY', false),
+    trustProxy: proxies('TRUST_PROXY'),
     ...overrides,
   };
   if (config.keyHashSecret === null && config.databaseUrl.startsWith('postgres')) {

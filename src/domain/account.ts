@@ -58,3 +58,5 @@ export type AccountSort = (typeof ACCOUNT_SORTS)[number];
 
 /** Tags are short labels; one rule wherever they enter (CSV or PATCH). */
 export const TAG_PATTERN = /^[\p{L}\p{N}_.:\- ]{1,64}$/u;
+export const MAX_TAGS = 50;
+export const MAX_NOTE_LENGTH = 1_000;

@@ -1,7 +1,9 @@
 // Reading an uploaded CSV of usernames into an import plan: valid unique rows, rejections, warnings.
 import { parse, CsvError, type Parser } from 'csv-parse';
 import { createDelimiterSniffer, followRecordLengths, utf8Chunks } from './csv-stream.ts';
+import { MAX_NOTE_LENGTH, MAX_TAGS, TAG_PATTERN } from './account.ts';
 import { PerchError } from './errors.ts';
+import { CONTROL_CHARS_BUT_LINES, ZERO_WIDTH_CHARS } from './text.ts';
 import type { Platform } from './platforms.ts';
 import { inferPlatform, normalizeUsernameInput, validateUsername } from './usernames.ts';
 
@@ -21,18 +23,16 @@ export interface CsvImportPlan {
 export interface CsvImportOptions { defaultPlatform: Platform; maxRows: number; maxBytes: number; onProgress?: (bytesRead: number) => void }
 
 export const MAX_REJECTIONS_KEPT = 1_000;
-const MAX_TAG_LENGTH = 64;
 const MAX_VALUE_SHOWN = 200;
 const USERNAME_HEADERS = new Set(['username', 'handle', 'screen_name', 'user', 'account']);
 const OPTIONAL_HEADERS = new Set(['platform', 'tags', 'note']);
 const PLATFORM_VALUES: Readonly<Record<string, Platform>> = { x: 'x', twitter: 'x', bluesky: 'bluesky' };
-const CONTROL = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/; // eslint-disable-line no-control-regex
 
 interface Columns { username: number; platform: number; tags: number; note: number }
 const HEADERLESS: Columns = { username: 0, platform: -1, tags: -1, note: -1 };
 
 function headerName(cell: string): string {
-  return cell.replace(/[\u200B-\u200D\u2060\uFEFF]/g, '').trim();
+  return cell.replace(ZERO_WIDTH_CHARS, '').trim();
 }
 
 /** Number of line breaks (CRLF, LF or CR) inside a record's values, i.e. how many extra lines it spans. */
@@ -48,11 +48,17 @@ function breaksIn(record: string[]): number {
   return breaks;
 }
 
+/** Tags from a CSV cell, under the same rules as PATCH: TAG_PATTERN each, MAX_TAGS at most. */
 function parseTags(cell: string): { ok: true; tags: string[] } | { ok: false; reason: string } {
   const tags = [...new Set(cell.split(/[;|]/).map((tag) => tag.trim()).filter((tag) => tag !== ''))];
-  if (tags.some((tag) => tag.length > MAX_TAG_LENGTH)) return { ok: false, reason: `tags are at most ${MAX_TAG_LENGTH} characters` };
-  if (tags.some((tag) => CONTROL.test(tag))) return { ok: false, reason: 'a tag contains a line break or control character' };
+  if (tags.length > MAX_TAGS) return { ok: false, reason: `at most ${MAX_TAGS} tags per account` };
+  if (tags.some((tag) => !TAG_PATTERN.test(tag))) return { ok: false, reason: 'tags are 1-64 letters, digits, spaces or _ . : -' };
   return { ok: true, tags };
+}
+
+function noteProblem(note: string): string | null {
+  if (note.length > MAX_NOTE_LENGTH) return `notes are at most ${MAX_NOTE_LENGTH} characters`;
+  return CONTROL_CHARS_BUT_LINES.test(note) ? 'the note contains a control character' : null;
 }
 
 /** Parses a whole CSV upload, streaming, yielding to the event loop between chunks. */
@@ -121,6 +127,8 @@ export async function parseUsernameCsv(input: string | AsyncIterable<string | Bu
     }
     seen[platform].add(check.key);
     const note = (record[cols.note] ?? '').trim();
+    const badNote = noteProblem(note);
+    if (badNote !== null) return reject(line, note, 'invalid_note', badNote);
     plan.rows.push({ line, platform, username: check.username, key: check.key, tags: tags.tags, note: note === '' ? null : note });
   };
 

@@ -15,8 +15,3 @@ export function newId(prefix: 'key' | 'imp'): string {
 export function accountPublicId(rowId: number): string {
   return `acc_${rowId}`;
 }
-
-export function parseAccountPublicId(id: string): number | null {
-  const match = /^acc_(\d{1,15})$/.exec(id);
-  return match ? Number(match[1]) : null;
-}

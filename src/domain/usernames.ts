@@ -1,5 +1,6 @@
 // Turning what people paste (names, @names, profile URLs, DIDs) into a validated account reference.
 import type { Platform } from './platforms.ts';
+import { CONTROL_CHARS, ZERO_WIDTH_CHARS } from './text.ts';
 
 export type UsernameCheck =
   | { ok: true; username: string; key: string }
@@ -9,12 +10,11 @@ export type AccountRef =
   | { ok: true; platform: Platform; username: string; key: string }
   | { ok: false; code: 'invalid_username'; reason: string };
 
-// Zero-width characters survive copy-paste from web pages and are invisible in a spreadsheet,
-// so they are removed anywhere in the value rather than reported.
-const ZERO_WIDTH = /[\u200B-\u200D\u2060\uFEFF]/g;
+// Zero-width characters are removed anywhere in the value rather than reported.
+const ZERO_WIDTH = ZERO_WIDTH_CHARS;
 // C0, DEL, C1 and the Unicode line/paragraph separators: a value holding one was glued together
 // from several lines (e.g. a quoted "alice\nbob") and must not be guessed apart.
-const CONTROL = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/; // eslint-disable-line no-control-regex
+const CONTROL = CONTROL_CHARS;
 
 // Profile URLs, with or without scheme; whatever follows the name (/status/1, ?s=20, #top) is dropped.
 // `#!/` is the pre-2012 Twitter hash-bang form that still circulates in old spreadsheets.

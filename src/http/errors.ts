@@ -2,6 +2,7 @@
 // https://www.rfc-editor.org/rfc/rfc9457
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { PerchError, type FieldProblem } from '../domain/errors.ts';
+import type { DialectCapabilities } from '../storage/dialects/capabilities.ts';
 
 const STATUS_BY_CODE: Record<string, number> = {
   bad_request: 400,
@@ -10,6 +11,7 @@ const STATUS_BY_CODE: Record<string, number> = {
   invalid_encoding: 400,
   invalid_cursor: 400,
   invalid_username: 400,
+  invalid_value: 400,
   missing_file: 400,
   missing_api_key: 401,
   invalid_api_key: 401,
@@ -34,6 +36,7 @@ const STATUS_BY_CODE: Record<string, number> = {
   expiry_in_past: 422,
   rate_limited: 429,
   too_many_auth_failures: 429,
+  request_header_too_large: 431,
   internal: 500,
   store_unavailable: 503,
   shutting_down: 503,
@@ -52,6 +55,7 @@ const TITLES: Record<number, string> = {
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
@@ -85,9 +89,21 @@ export function problemOf(error: PerchError, requestId: string): Problem {
   };
 }
 
+/**
+ * True while the client is still sending a body nobody has read (a refusal before parsing, a limit
+ * hit midway). Keeping the connection would make Node read and discard the rest of the upload.
+ * light-my-request has no `complete`, so injected requests never count.
+ */
+function bodyStillArriving(request: FastifyRequest): boolean {
+  if (request.raw.complete !== false) return false;
+  return request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+}
+
 /** Sends a problem document; the headers (WWW-Authenticate, Allow, Retry-After) go with it. */
 export function sendProblem(reply: FastifyReply, error: PerchError, headers: Record<string, string> = {}): FastifyReply {
   const problem = problemOf(error, String(reply.request.id));
+  // Node closes the socket after a response carrying `connection: close` instead of draining the upload.
+  if (bodyStillArriving(reply.request)) headers = { ...headers, connection: 'close' };
   return reply.code(problem.status).headers(headers).type('application/problem+json; charset=utf-8').serializer(JSON.stringify).send(problem);
 }
 
@@ -108,8 +124,11 @@ const FASTIFY_ERRORS: Record<string, [string, string]> = {
   FST_ERR_VALIDATION: ['validation_failed', 'The request does not match the schema.'],
 };
 
-/** Turns anything thrown into a PerchError, hiding internals; `unavailable` recognises store outages. */
-export function toPerchError(error: unknown, unavailable: (error: unknown) => boolean): PerchError {
+/** What the store's dialect knows about its own errors. */
+export type StoreErrors = Pick<DialectCapabilities, 'isUnavailable' | 'isInvalidValue'>;
+
+/** Turns anything thrown into a PerchError, hiding internals; `store` recognises outages and refused values. */
+export function toPerchError(error: unknown, store: StoreErrors): PerchError {
   if (error instanceof PerchError) return error;
   const fastifyError = error as Partial<FastifyError> & { validation?: { instancePath: string; message?: string; params?: Record<string, unknown> }[]; validationContext?: string };
   if (Array.isArray(fastifyError.validation)) {
@@ -125,7 +144,9 @@ export function toPerchError(error: unknown, unavailable: (error: unknown) => bo
   const known = fastifyError.code ? FASTIFY_ERRORS[fastifyError.code] : undefined;
   if (known) return new PerchError(known[0], known[1]);
   if (error instanceof SyntaxError && fastifyError.statusCode === 400) return new PerchError('invalid_json', 'The body is not valid JSON.');
-  if (unavailable(error)) return new PerchError('store_unavailable', 'The store is unavailable; try again shortly.');
+  if (store.isUnavailable(error)) return new PerchError('store_unavailable', 'The store is unavailable; try again shortly.');
+  // A NUL byte in text, a number out of range: the value came from the request, so it is the client's.
+  if (store.isInvalidValue(error)) return new PerchError('invalid_value', 'A value in the request cannot be stored.');
   const status = fastifyError.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     if (status === 408) return new PerchError('request_timeout', 'The request took too long to arrive.');
@@ -136,9 +157,23 @@ export function toPerchError(error: unknown, unavailable: (error: unknown) => bo
   return new PerchError('internal', 'Something went wrong on our side. Quote the requestId if you report it.');
 }
 
-export function buildErrorHandler(unavailable: (error: unknown) => boolean) {
+const ABORT_CODES = new Set(['ECONNRESET', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE']);
+
+/** The client went away mid-request (an upload cut off): nothing failed on our side. */
+function clientAborted(error: unknown, request: FastifyRequest): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  const connectionError = (typeof code === 'string' && ABORT_CODES.has(code)) || message === 'aborted';
+  // The same codes from a store connection are an outage, not an abort: the client's socket decides.
+  return connectionError && (request.raw.destroyed || request.raw.socket?.destroyed === true);
+}
+
+export function buildErrorHandler(store: StoreErrors) {
   return function handleError(this: unknown, error: unknown, request: FastifyRequest, reply: FastifyReply) {
-    const perchError = toPerchError(error, unavailable);
+    if (clientAborted(error, request)) {
+      request.log.info({ code: (error as { code?: unknown }).code }, 'request aborted by the client');
+      return sendProblem(reply, new PerchError('bad_request', 'The client closed the connection before the request was complete.'));
+    }
+    const perchError = toPerchError(error, store);
     const status = statusOf(perchError.code);
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: perchError.code }, 'request refused');

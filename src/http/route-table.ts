@@ -7,6 +7,8 @@ import type { RouteAccess } from '../domain/roles.ts';
 import { sendProblem } from './errors.ts';
 import type {} from '@fastify/swagger'; // adds `security` to route schemas
 
+export const MAX_PARAM_LENGTH = 500;
+
 export interface RegisteredRoute {
   method: string;
   url: string;
@@ -22,7 +24,8 @@ declare module 'fastify' {
 
 export function registerRouteTable(app: FastifyInstance): void {
   const routes: RegisteredRoute[] = [];
-  const router = FindMyWay({ ignoreTrailingSlash: true });
+  // Same matching options as the app's router, so 405 is answered wherever a route would match.
+  const router = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH });
   app.decorate('routeTable', routes);
   app.addHook('onRoute', (route) => {
     const access = route.config?.access;
@@ -36,10 +39,17 @@ export function registerRouteTable(app: FastifyInstance): void {
     }
   });
 
+  // A route that declares no access would be a hole: refuse to start (auth.ts also treats it as admin).
+  app.addHook('onReady', async () => {
+    const undeclared = routes.filter((r) => r.access === undefined).map((r) => `${r.method} ${r.url}`);
+    if (undeclared.length > 0) throw new Error(`routes without a declared access role: ${undeclared.join(', ')}`);
+  });
+
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     const allowed = [...new Set(routes.filter((r) => router.find(r.method as HTTPMethod, path) !== null).map((r) => r.method))];
-    if (allowed.length > 0) {
+    // A route of this very method that still said "not found" (a missing static file) is a 404.
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
       if (allowed.includes('GET')) allowed.push('HEAD');
       return sendProblem(reply, new PerchError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(', ')}.`), { allow: allowed.join(', ') });
     }

@@ -1,6 +1,6 @@
-// Response headers every answer carries: no sniffing, no framing, no caching of API data,
-// and a shutdown gate that answers 503 while the process drains.
-import type { FastifyInstance } from 'fastify';
+// Response headers every answer carries: no sniffing, no framing, no caching of API data;
+// a shutdown gate that answers 503 while the process drains; and a refusal of compressed bodies.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PerchError } from '../domain/errors.ts';
 import { sendProblem } from './errors.ts';
 
@@ -28,5 +28,29 @@ export function registerShutdownGate(app: FastifyInstance): void {
   });
   app.addHook('onRequest', async (_request, reply) => {
     if (closing) return sendProblem(reply, new PerchError('shutting_down', 'The server is shutting down; retry on another instance or shortly.'), { connection: 'close', 'retry-after': '5' });
+  });
+}
+
+/** True when the request carries a body (announced by length or by chunked transfer). */
+function hasBody(request: FastifyRequest): boolean {
+  return request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+}
+
+/** True when Content-Encoding names anything but `identity` (it may list several codings). */
+function encoded(request: FastifyRequest): boolean {
+  const header = request.headers['content-encoding'];
+  if (header === undefined) return false;
+  return header.split(',').some((coding) => !['', 'identity'].includes(coding.trim().toLowerCase()));
+}
+
+/**
+ * No parser here inflates bodies, so a gzipped CSV would be read as text: refuse it before parsing,
+ * with Accept-Encoding saying what would do (RFC 9110 §15.5.16).
+ */
+export function registerIdentityEncodingOnly(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request, reply) => {
+    // Unknown paths keep their 404/405: there is no body to judge there.
+    if (request.is404 || !hasBody(request) || !encoded(request)) return;
+    return sendProblem(reply, new PerchError('unsupported_media_type', 'Request bodies must not be compressed: send the body uncompressed, without Content-Encoding.'), { 'accept-encoding': 'identity' });
   });
 }

@@ -54,8 +54,10 @@ export async function createApiKey(
   return { ...stored, apiKey: plaintext };
 }
 
-/** Revokes a key. Refuses to remove the last admin key when no ADMIN_API_KEY could replace it. */
-/** Returns when the key was revoked: now, or earlier if it already was (revoking twice is harmless). */
+/**
+ * Revokes a key and returns when it was revoked: now, or earlier if it already was (revoking twice
+ * is harmless). Refuses to remove the last admin key when no ADMIN_API_KEY could replace it.
+ */
 export async function revokeKey(db: Kysely<Database>, clock: Clock, id: string, options: { actor: string | null; envAdminConfigured: boolean }): Promise<{ revokedAt: number; already: boolean }> {
   const now = clock.now();
   return db.transaction().execute(async (trx) => {

@@ -1,7 +1,7 @@
 // Writes an import's accounts in one transaction and keeps the record of every import.
 // Rows go in chunks, and the event loop gets a turn between chunks, so a million-row import
 // never stops the server from answering (SQLite reads use their own connection meanwhile).
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { ImportRow } from '../domain/csv-import.ts';
 import type { Platform } from '../domain/platforms.ts';
 import { writeAudit } from './audit-repo.ts';
@@ -52,6 +52,7 @@ const COLUMNS_PER_ROW = 9;
 export async function writeImport(db: Db, caps: DialectCapabilities, rows: readonly ImportRow[], meta: ImportMeta): Promise<ImportCounts> {
   const chunkSize = Math.min(1_000, Math.floor(caps.maxParameters / COLUMNS_PER_ROW));
   return db.transaction().execute(async (trx) => {
+    await caps.serializeImports(trx);
     const counts: ImportCounts = { inserted: 0, reactivated: 0, alreadyTracked: 0 };
     const now = meta.now();
     for (let start = 0; start < rows.length; start += chunkSize) {
@@ -111,7 +112,7 @@ async function insertNew(trx: Db, chunk: readonly ImportRow[], now: number): Pro
   return new Set(returned.map((r) => `${r.platform}:${r.username_key}`));
 }
 
-/** Accounts an admin had stopped tracking come back, due at once, with their history. */
+/** Accounts an admin had stopped tracking come back, due at once, with their history; a pause ends too. */
 async function reactivate(trx: Db, rows: readonly ImportRow[], now: number): Promise<number> {
   const byPlatform = new Map<Platform, string[]>();
   for (const row of rows) {
@@ -123,7 +124,14 @@ async function reactivate(trx: Db, rows: readonly ImportRow[], now: number): Pro
   for (const [platform, keys] of byPlatform) {
     const result = await trx
       .updateTable('accounts')
-      .set({ untracked_at: null, next_check_at: now, tracked_since: now, updated_at: now })
+      .set({
+        untracked_at: null,
+        next_check_at: now,
+        tracked_since: now,
+        updated_at: now,
+        status: sql<string>`case when status = 'paused' then (case when last_checked_at is null then 'pending' else 'active' end) else status end`,
+        status_reason: sql<string | null>`case when status = 'paused' then null else status_reason end`,
+      })
       .where('platform', '=', platform)
       .where('username_key', 'in', keys)
       .where('untracked_at', 'is not', null)

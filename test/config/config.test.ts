@@ -38,13 +38,21 @@ describe('configuration', () => {
     }
   });
 
+  it('trusts only the proxies it is told about', () => {
+    assert.equal(createConfig({}).trustProxy, false);
+    assert.equal(createConfig({ TRUST_PROXY: 'on' }).trustProxy, 1);
+    assert.equal(createConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+    assert.equal(createConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy, '10.0.0.0/8,127.0.0.1');
+    assert.throws(() => createConfig({ TRUST_PROXY: 'everyone' }), /TRUST_PROXY/);
+  });
+
   it('requires KEY_HASH_SECRET on PostgreSQL', () => {
     assert.throws(() => createConfig({ DATABASE_URL: 'postgres://localhost/perch' }), /KEY_HASH_SECRET is required/);
   });
 
   it('documents every variable it reads in .env.example', () => {
     const source = readFileSync(new URL('../../src/config.ts', import.meta.url), 'utf8');
-    const read = new Set([...source.matchAll(/(?:text|integer|duration|size|url|flag)\('([A-Z_]+)'/g)].map((m) => m[1]));
+    const read = new Set([...source.matchAll(/(?:text|integer|duration|size|url|flag|proxies)\('([A-Z_]+)'/g)].map((m) => m[1]));
     const example = readFileSync(new URL('../../.env.example', import.meta.url), 'utf8');
     const documented = new Set([...example.matchAll(/^([A-Z_]+)=/gm)].map((m) => m[1]));
     assert.ok(read.size >= 15);

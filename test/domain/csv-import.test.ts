@@ -286,3 +286,19 @@ describe('parseUsernameCsv: limits and malformed files', () => {
     await assertPerchError(parse('\n\n"alice'), 'csv_malformed', /line 3/);
   });
 });
+
+describe('tags and notes follow the same rules as PATCH', () => {
+  it('rejects tags PATCH would refuse, too many tags, and notes with control characters or too long', async () => {
+    const csv = [
+      'username,tags,note',
+      'ok1,vip|press,"line one\nline two"',
+      'bad1,foo/bar,',
+      `bad2,${Array.from({ length: 51 }, (_, i) => `t${i}`).join('|')},`,
+      'bad3,,"a\u0000b"',
+      `bad4,,${'n'.repeat(1_001)}`,
+    ].join('\n');
+    const plan = await parseUsernameCsv(csv, { defaultPlatform: 'x', maxRows: 100, maxBytes: 1_000_000 });
+    assert.deepEqual(plan.rows.map((r) => [r.username, r.tags, r.note]), [['ok1', ['vip', 'press'], 'line one\nline two']]);
+    assert.deepEqual(plan.rejected.map((r) => [r.line, r.code]), [[4, 'invalid_tags'], [5, 'invalid_tags'], [6, 'invalid_note'], [7, 'invalid_note']]);
+  });
+});

@@ -143,3 +143,15 @@ describe('API keys', () => {
     }
   });
 });
+
+describe('API key input edges', () => {
+  it('refuses blank owners and expiry dates it cannot read, creating nothing', async (t) => {
+    const test = await build(t);
+    for (const payload of [{ role: 'app', username: '   ' }, { role: 'app', username: 'bob', expiresAt: '2030-06-30T23:59:60Z' }, { role: 'app', username: 'a\u0085b' }]) {
+      const response = await test.app.inject({ method: 'POST', url: '/api/admin/api-keys', headers: admin, payload });
+      assert.equal(response.statusCode, 400, JSON.stringify(payload));
+    }
+    const list = await test.app.inject({ method: 'GET', url: '/api/admin/api-keys', headers: admin });
+    assert.deepEqual(list.json().data, []);
+  });
+});

@@ -2,7 +2,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { ACCOUNT_SORTS, ACCOUNT_STATUSES, type AccountSort } from '../../domain/account.ts';
+import { ACCOUNT_SORTS, ACCOUNT_STATUSES, TAG_PATTERN, type AccountSort } from '../../domain/account.ts';
+import { PLAIN_TEXT_PATTERN } from '../../domain/text.ts';
 import { PerchError } from '../../domain/errors.ts';
 import type { Platform } from '../../domain/platforms.ts';
 import { parseAccountRef } from '../../domain/usernames.ts';
@@ -19,8 +20,8 @@ const Query = Type.Object(
     usernames: Type.Optional(Type.String({ minLength: 1, maxLength: 30_000, description: `Up to ${MAX_BATCH} usernames, comma-separated.` })),
     platform: Type.Optional(PlatformSchema),
     status: Type.Optional(literals(ACCOUNT_STATUSES)),
-    tag: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    q: Type.Optional(Type.String({ minLength: 1, maxLength: 253, description: 'Username prefix.' })),
+    tag: Type.Optional(Type.String({ pattern: TAG_PATTERN.source })),
+    q: Type.Optional(Type.String({ minLength: 1, maxLength: 253, pattern: PLAIN_TEXT_PATTERN, description: 'Username prefix.' })),
     sort: Type.Optional(literals(ACCOUNT_SORTS)),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
     cursor: Type.Optional(Type.String({ maxLength: 1_000 })),
@@ -74,9 +75,15 @@ export default async function accountRoutes(root: FastifyInstance, deps: AppDeps
         return account;
       }
       if (query.usernames !== undefined) {
-        const names = [...new Set(query.usernames.split(',').map((n) => n.trim()).filter((n) => n !== ''))];
+        const names = query.usernames.split(',').map((n) => n.trim()).filter((n) => n !== '');
         if (names.length === 0 || names.length > MAX_BATCH) throw new PerchError('bad_request', `usernames takes 1 to ${MAX_BATCH} names.`);
-        const refs = names.map((name) => ({ name, ref: refOrThrow(name, query.platform, deps) }));
+        // `jack`, `@JACK` and `x.com/jack` are one account: keep the first spelling of each.
+        const byIdentity = new Map<string, { name: string; ref: AccountRef }>();
+        for (const name of names) {
+          const ref = refOrThrow(name, query.platform, deps);
+          if (!byIdentity.has(`${ref.platform}:${ref.key}`)) byIdentity.set(`${ref.platform}:${ref.key}`, { name, ref });
+        }
+        const refs = [...byIdentity.values()];
         const found = await findAccounts(reader, refs.map((r) => r.ref));
         const data = refs.flatMap(({ ref }) => found.get(`${ref.platform}:${ref.key}`) ?? []);
         const missing = refs.filter(({ ref }) => !found.has(`${ref.platform}:${ref.key}`)).map((r) => r.name);
@@ -86,8 +93,7 @@ export default async function accountRoutes(root: FastifyInstance, deps: AppDeps
       const limit = query.limit ?? 50;
       let after: [string | number, number] | undefined;
       if (query.cursor !== undefined) {
-        const [value, id] = decodeCursor(query.cursor, sort);
-        if ((typeof value !== 'string' && typeof value !== 'number') || typeof id !== 'number') throw new PerchError('invalid_cursor', 'The cursor is not valid.');
+        const [value, id] = decodeCursor(query.cursor, sort, [sort === 'username' ? 'text' : 'int', 'int'] as const);
         after = [value, id];
       }
       const page = await listAccounts(reader, deps.store.caps, {

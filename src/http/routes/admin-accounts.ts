@@ -2,7 +2,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { TAG_PATTERN } from '../../domain/account.ts';
+import { MAX_NOTE_LENGTH, MAX_TAGS, TAG_PATTERN } from '../../domain/account.ts';
+import { FREE_TEXT_PATTERN } from '../../domain/text.ts';
 import { updateAccount, untrackAccount } from '../../storage/accounts-repo.ts';
 import { writeAudit } from '../../storage/audit-repo.ts';
 import { actorOf } from '../auth.ts';
@@ -14,8 +15,8 @@ const Params = Type.Object({ platform: PlatformSchema, username: Type.String({ m
 const Change = Type.Object(
   {
     paused: Type.Optional(Type.Boolean({ description: 'true pauses tracking; false resumes it (the account is checked soon after).' })),
-    tags: Type.Optional(Type.Array(Type.String({ pattern: TAG_PATTERN.source }), { maxItems: 50, uniqueItems: true, description: 'Replaces the tags.' })),
-    note: Type.Optional(Type.Union([Type.String({ maxLength: 1_000 }), Type.Null()])),
+    tags: Type.Optional(Type.Array(Type.String({ pattern: TAG_PATTERN.source }), { maxItems: MAX_TAGS, uniqueItems: true, description: 'Replaces the tags.' })),
+    note: Type.Optional(Type.Union([Type.String({ maxLength: MAX_NOTE_LENGTH, pattern: FREE_TEXT_PATTERN }), Type.Null()])),
   },
   { additionalProperties: false, minProperties: 1, examples: [{ paused: true }, { tags: ['founders', 'press'] }] },
 );

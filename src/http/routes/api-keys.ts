@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { PerchError } from '../../domain/errors.ts';
 import { ROLES } from '../../domain/roles.ts';
 import { createApiKey, revokeKey } from '../../services/api-keys.ts';
 import { listApiKeys } from '../../storage/api-keys-repo.ts';
@@ -10,7 +11,8 @@ import type { AppDeps } from '../deps.ts';
 import { hashRequest, idempotent } from '../idempotency.ts';
 import { literals, problems } from '../schemas.ts';
 
-const text = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]+$' });
+// One line of text, not blank, without control characters.
+const text = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern: '^(?=.*\\S)[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]+$' });
 const nullableString = Type.Union([Type.String(), Type.Null()]);
 
 const KeyFields = {
@@ -56,6 +58,10 @@ export default async function apiKeyRoutes(root: FastifyInstance, deps: AppDeps)
     handler: async (request, reply) => {
       const body = request.body;
       const expiresAt = body.expiresAt === undefined ? null : Date.parse(body.expiresAt);
+      // date-time admits forms Date cannot read (a leap second `23:59:60`): refuse rather than never expire.
+      if (expiresAt !== null && !Number.isFinite(expiresAt)) {
+        throw new PerchError('validation_failed', 'expiresAt is not a date this server can read; use e.g. 2030-01-31T00:00:00Z.', { errors: [{ field: 'body/expiresAt', message: 'is not a readable date' }] });
+      }
       const result = await idempotent(deps, request, hashRequest(JSON.stringify(body)), async (remember) => {
         let response: unknown;
         await deps.store.db.transaction().execute(async (trx) => {

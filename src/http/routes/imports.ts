@@ -47,11 +47,7 @@ export default async function importRoutes(root: FastifyInstance, deps: AppDeps)
     },
     handler: async (request) => {
       const limit = request.query.limit ?? 50;
-      let before: [number, string] | undefined;
-      if (request.query.cursor !== undefined) {
-        const [at, id] = decodeCursor(request.query.cursor, 'imports');
-        if (typeof at === 'number' && typeof id === 'string') before = [at, id];
-      }
+      const before = request.query.cursor === undefined ? undefined : decodeCursor(request.query.cursor, 'imports', ['int', 'text'] as const);
       const data = await listImports(deps.store.reader, { limit, ...(before ? { before } : {}) });
       const last = data.at(-1);
       return { data, nextCursor: data.length === limit && last ? encodeCursor(['imports', Date.parse(last.createdAt), last.id]) : null };

@@ -13,6 +13,10 @@ export interface DialectCapabilities {
   readonly maxParameters: number;
   /** True when the JSON array in `column` holds `tag`. */
   jsonArrayContains(column: Expression<string>, tag: string): RawBuilder<SqlBool>;
+  /** Collation that orders text by bytes, as SQLite does, so both dialects sort names alike. */
+  readonly bytewiseCollation: string;
+  /** Makes concurrent imports take turns (PostgreSQL: a transaction advisory lock; SQLite: one writer anyway). */
+  serializeImports(trx: Kysely<Database>): Promise<void>;
   /** The error is a unique-constraint violation (a concurrent insert won the race). */
   isUniqueViolation(error: unknown): boolean;
   /** The error means the store cannot be reached or is busy: worth a 503 and a retry. */

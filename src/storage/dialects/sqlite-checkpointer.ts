@@ -34,21 +34,36 @@ export class WalCheckpointer {
   private readonly worker: Worker;
   private readonly timer: NodeJS.Timeout;
   private running: Promise<CheckpointResult | null> | null = null;
+  private alive = true;
 
   constructor(path: string) {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, driver }, execArgv: [] });
     this.worker.unref();
-    // A failing checkpoint is retried at the next tick; the WAL only grows meanwhile.
+    // A failing checkpoint is retried at the next tick. If the worker itself is gone, SQLite's own
+    // automatic checkpoint is the fallback (see the store), and waiting callers are released.
     this.worker.on('error', () => {});
+    this.worker.once('exit', () => {
+      this.alive = false;
+      this.onExit?.();
+    });
     this.timer = setInterval(() => void this.checkpoint(), INTERVAL_MS);
     this.timer.unref();
   }
 
-  /** Checkpoints now (PASSIVE), or joins the one already running. */
+  /** Called once if the worker thread ends by itself. */
+  onExit: (() => void) | undefined;
+
+  /** Checkpoints now (PASSIVE), or joins the one already running; null if it could not. */
   checkpoint(): Promise<CheckpointResult | null> {
+    if (!this.alive) return Promise.resolve(null);
     this.running ??= new Promise<CheckpointResult | null>((resolve) => {
-      this.worker.once('message', (message: { ok: boolean; result?: CheckpointResult }) => resolve(message.ok ? (message.result ?? null) : null));
+      const onExit = () => resolve(null);
+      this.worker.once('exit', onExit);
+      this.worker.once('message', (message: { ok: boolean; result?: CheckpointResult }) => {
+        this.worker.off('exit', onExit);
+        resolve(message.ok ? (message.result ?? null) : null);
+      });
       this.worker.postMessage('PASSIVE');
     }).finally(() => {
       this.running = null;
@@ -58,6 +73,7 @@ export class WalCheckpointer {
 
   async close(): Promise<void> {
     clearInterval(this.timer);
+    this.onExit = undefined;
     await this.running;
     await this.worker.terminate();
   }

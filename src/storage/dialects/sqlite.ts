@@ -1,7 +1,7 @@
 // The embedded store: better-sqlite3 in WAL mode, one writer connection and one reader connection.
 // WAL lets the reader answer while a long import holds the write lock; Kysely queues writers on the
 // writer connection asynchronously, so a write waiting behind an import never blocks the event loop.
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
@@ -14,6 +14,8 @@ export const sqliteCapabilities: DialectCapabilities = {
   autoIdType: 'integer',
   skipLocked: false,
   maxParameters: 32_000,
+  bytewiseCollation: 'binary',
+  serializeImports: async () => {},
   jsonArrayContains: (column, tag) => sql<boolean>`exists (select 1 from json_each(${column}) where json_each.value = ${tag})`,
   isUniqueViolation: (error) => errorCode(error).startsWith('SQLITE_CONSTRAINT_PRIMARYKEY') || errorCode(error).startsWith('SQLITE_CONSTRAINT_UNIQUE'),
   isUnavailable: (error) => ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_IOERR', 'SQLITE_FULL'].some((c) => errorCode(error).startsWith(c)),
@@ -77,10 +79,14 @@ export function openSqlite(path: string): SqliteHandles {
   }
   mkdirSync(dirname(path), { recursive: true });
   const rawWriter = open(path, false);
+  // API key hashes and account data: readable by the owner only (SQLite gives its -wal and -shm
+  // files the database file's permissions).
+  chmodSync(path, 0o600);
   const rawReader = open(path, true);
   const writer = new Kysely<Database>({ dialect: new SqliteDialect({ database: rawWriter }) });
   const reader = new Kysely<Database>({ dialect: new SqliteDialect({ database: rawReader }) });
   const checkpointer = new WalCheckpointer(path);
+  checkpointer.onExit = () => rawWriter.pragma('wal_autocheckpoint = 1000');
   return {
     writer,
     reader,

@@ -11,7 +11,7 @@ export function initialSchema(caps: DialectCapabilities): Migration {
         .addColumn('id', caps.autoIdType, (c) => (caps.autoIdType === 'integer' ? c.primaryKey().autoIncrement() : c.primaryKey()))
         .addColumn('platform', 'text', (c) => c.notNull())
         .addColumn('username', 'text', (c) => c.notNull())
-        .addColumn('username_key', 'text', (c) => c.notNull())
+        .addColumn('username_key', 'text', (c) => c.notNull().modifyEnd(sql.raw(`collate ${caps.bytewiseCollation}`)))
         .addColumn('platform_user_id', 'text')
         .addColumn('status', 'text', (c) => c.notNull().defaultTo('pending'))
         .addColumn('status_reason', 'text')
