@@ -88,6 +88,8 @@ export class KeyAuthenticator {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly touched = new Map<string, number>();
   private readonly envAdminHash: string | null;
+  /** Bumped by every invalidation, so a lookup that started before one does not re-cache a revoked key. */
+  private generation = 0;
 
   constructor(
     private readonly reader: Kysely<Database>,
@@ -109,9 +111,10 @@ export class KeyAuthenticator {
     const now = clock.now();
     let entry = this.cache.get(hash);
     if (entry === undefined || now - entry.fetchedAt >= cacheTtlMs) {
+      const generation = this.generation;
       entry = await this.lookup(hash, now);
       if (this.cache.size >= 10_000) this.cache.clear();
-      this.cache.set(hash, entry);
+      if (generation === this.generation) this.cache.set(hash, entry);
     }
     if (entry.principal instanceof PerchError) throw entry.principal;
     if (entry.expiresAt !== null && entry.expiresAt <= now) throw new PerchError('api_key_expired', 'The API key has expired.');
@@ -121,6 +124,7 @@ export class KeyAuthenticator {
 
   /** Forget a key at once (after a revocation through this process). */
   invalidate(keyId: string): void {
+    this.generation += 1;
     for (const [hash, entry] of this.cache) {
       if (!(entry.principal instanceof PerchError) && entry.principal.keyId === keyId) this.cache.delete(hash);
     }
