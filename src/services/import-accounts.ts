@@ -5,19 +5,16 @@ import { parseUsernameCsv, type CsvImportPlan, type Rejection } from '../domain/
 import { PerchError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Platform } from '../domain/platforms.ts';
-import { writeImport } from '../storage/imports-repo.ts';
+import { writeImport, type ImportCounts } from '../storage/imports-repo.ts';
 import type { Database } from '../storage/schema.ts';
 import type { Store } from '../storage/store.ts';
 import type { Clock } from './clock.ts';
 
-export interface ImportReport {
+export interface ImportReport extends ImportCounts {
   success: true;
   importId: string;
   received: number;
   accepted: number;
-  inserted: number;
-  reactivated: number;
-  alreadyTracked: number;
   duplicates: number;
   rejected: Rejection[];
   rejectedCount: number;

@@ -17,16 +17,13 @@ export interface ImportCounts {
   alreadyTracked: number;
 }
 
-export interface ImportRecord {
+export interface ImportRecord extends ImportCounts {
   id: string;
   createdAt: string;
   createdBy: string | null;
   source: string;
   received: number;
   accepted: number;
-  inserted: number;
-  reactivated: number;
-  alreadyTracked: number;
   duplicates: number;
   rejectedCount: number;
   durationMs: number;
