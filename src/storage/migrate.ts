@@ -11,13 +11,21 @@ function migrations(caps: DialectCapabilities): Record<string, Migration> {
 }
 
 /** Brings the schema up to date; throws with the failing migration's name. */
+// The migrator looks its bookkeeping tables up through the catalogue of every schema, which fails
+// if another client drops a schema at that moment. Each migration runs in its own transaction and
+// is recorded, so trying again is safe; a migration that is really broken fails every time.
+const ATTEMPTS = 3;
+
 export async function migrateToLatest(db: Kysely<Database>, caps: DialectCapabilities): Promise<string[]> {
   const schema = await caps.currentSchema(db);
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations(caps) }, ...(schema ? { migrationTableSchema: schema } : {}) });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new Error(`migration ${failed} failed`, { cause: error });
+  for (let attempt = 1; ; attempt += 1) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    if (attempt >= ATTEMPTS) {
+      const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+      throw new Error(`migration ${failed} failed`, { cause: error });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
   }
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
