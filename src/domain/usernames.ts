@@ -10,11 +10,6 @@ export type AccountRef =
   | { ok: true; platform: Platform; username: string; key: string }
   | { ok: false; code: 'invalid_username'; reason: string };
 
-// Zero-width characters are removed anywhere in the value rather than reported.
-const ZERO_WIDTH = ZERO_WIDTH_CHARS;
-// C0, DEL, C1 and the Unicode line/paragraph separators: a value holding one was glued together
-// from several lines (e.g. a quoted "alice\nbob") and must not be guessed apart.
-const CONTROL = CONTROL_CHARS;
 
 // Profile URLs, with or without scheme; whatever follows the name (/status/1, ?s=20, #top) is dropped.
 // `#!/` is the pre-2012 Twitter hash-bang form that still circulates in old spreadsheets.
@@ -51,7 +46,8 @@ function decodePercent(value: string): string {
 
 /** Cleans one pasted value and reduces a profile URL to the name it points at. Never throws. */
 export function normalizeUsernameInput(raw: string): { value: string; platformHint: Platform | null } {
-  let value = String(raw).replace(ZERO_WIDTH, '').trim();
+  // Zero-width characters are removed anywhere in the value rather than reported.
+  let value = String(raw).replace(ZERO_WIDTH_CHARS, '').trim();
   let platformHint: Platform | null = null;
   const isPath = value.includes('/'); // the common case, a bare name, skips both URL patterns
   const x = isPath ? X_URL.exec(value) : null;
@@ -100,7 +96,9 @@ function validateBluesky(value: string): UsernameCheck {
 
 /** Checks a normalised value against the platform's rules; `key` is the case-insensitive identity. */
 export function validateUsername(platform: Platform, value: string): UsernameCheck {
-  if (CONTROL.test(value)) return { ok: false, code: 'invalid_username', reason: REASONS.control };
+  // A value holding a control character was glued together from several lines (a quoted
+  // "alice\nbob") and must not be guessed apart.
+  if (CONTROL_CHARS.test(value)) return { ok: false, code: 'invalid_username', reason: REASONS.control };
   if (platform === 'x') {
     // X keeps the case people typed for display, but names are unique regardless of case.
     return X_USERNAME.test(value)

@@ -4,6 +4,7 @@ import type { Account, AccountMetrics, AccountProfile, AccountStatus, Rename } f
 import { accountPublicId } from '../domain/ids.ts';
 import type { Platform } from '../domain/platforms.ts';
 import type { AccountsTable } from './schema.ts';
+import { isoTime } from './times.ts';
 
 /** The columns an Account is made of; bookkeeping such as leases is left in the table. */
 export const ACCOUNT_COLUMNS = [
@@ -13,7 +14,6 @@ export const ACCOUNT_COLUMNS = [
 
 export type AccountRow = Pick<Selectable<AccountsTable>, (typeof ACCOUNT_COLUMNS)[number]>;
 
-const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 function json<T>(text: string | null, fallback: T): T {
   if (text === null) return fallback;
@@ -39,8 +39,8 @@ export function toAccount(row: AccountRow): Account {
     analysis: json<Record<string, unknown> | null>(row.analysis, null),
     tracking: {
       trackedSince: new Date(row.tracked_since).toISOString(),
-      lastCheckedAt: iso(row.last_checked_at),
-      nextCheckAt: iso(row.next_check_at),
+      lastCheckedAt: isoTime(row.last_checked_at),
+      nextCheckAt: isoTime(row.next_check_at),
       consecutiveFailures: row.consecutive_failures,
       lastError: row.last_error,
     },

@@ -2,6 +2,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Role } from '../domain/roles.ts';
 import type { ApiKeysTable, Database } from './schema.ts';
+import { isoTime } from './times.ts';
 
 type Db = Kysely<Database>;
 
@@ -18,7 +19,6 @@ export interface ApiKey {
   lastUsedAt: string | null;
 }
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export function toApiKey(row: Selectable<ApiKeysTable>): ApiKey {
   return {
@@ -29,9 +29,9 @@ export function toApiKey(row: Selectable<ApiKeysTable>): ApiKey {
     start: row.start,
     createdAt: new Date(row.created_at).toISOString(),
     createdBy: row.created_by,
-    expiresAt: iso(row.expires_at),
-    revokedAt: iso(row.revoked_at),
-    lastUsedAt: iso(row.last_used_at),
+    expiresAt: isoTime(row.expires_at),
+    revokedAt: isoTime(row.revoked_at),
+    lastUsedAt: isoTime(row.last_used_at),
   };
 }
 
