@@ -1,0 +1,86 @@
+// One HTTP GET as every platform client needs it: a timeout, a cap on the body's size, JSON out.
+// Transport failures become PlatformError('unavailable'); what the status means is the caller's call.
+import { PlatformError } from './types.ts';
+
+export interface HttpOptions {
+  headers?: Record<string, string>;
+  timeoutMs: number;
+  maxBytes: number;
+  signal?: AbortSignal;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Headers;
+  /** The parsed body, or undefined when it was empty or not JSON. */
+  json: unknown;
+  /** True when a non-empty body could not be parsed as JSON. */
+  invalidJson: boolean;
+}
+
+/** GETs `url`; rejects with PlatformError on network errors, timeouts and bodies over `maxBytes`. */
+export async function getJson(url: string, options: HttpOptions): Promise<HttpResponse> {
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  let response: Response;
+  try {
+    response = await fetch(url, { headers: { accept: 'application/json', ...options.headers }, signal });
+  } catch (error) {
+    throw transportError(error, options.signal);
+  }
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > options.maxBytes) {
+    await response.body?.cancel().catch(() => {});
+    throw new PlatformError('bad_response', `response of ${declared} bytes is over the ${options.maxBytes}-byte cap`, { status: response.status });
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    if (response.body) {
+      for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+        size += chunk.byteLength;
+        if (size > options.maxBytes) {
+          await response.body.cancel().catch(() => {});
+          throw new PlatformError('bad_response', `response body is over the ${options.maxBytes}-byte cap`, { status: response.status });
+        }
+        chunks.push(chunk);
+      }
+    }
+  } catch (error) {
+    if (error instanceof PlatformError) throw error;
+    throw transportError(error, options.signal);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  let json: unknown;
+  let invalidJson = false;
+  if (text.trim() !== '') {
+    try {
+      json = JSON.parse(text);
+    } catch {
+      invalidJson = true;
+    }
+  }
+  return { status: response.status, headers: response.headers, json, invalidJson };
+}
+
+function transportError(error: unknown, callerSignal: AbortSignal | undefined): PlatformError | unknown {
+  // The caller's own abort (shutdown) is not the platform's fault: let it through unchanged.
+  if (callerSignal?.aborted) return callerSignal.reason ?? error;
+  const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError');
+  return new PlatformError('unavailable', timedOut ? 'request timed out' : 'network error', { cause: error });
+}
+
+/** `Retry-After` as epoch ms: delta seconds or an HTTP date; null when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now: number): number | null {
+  if (value === null || value.trim() === '') return null;
+  if (/^\d+$/.test(value.trim())) return now + Number(value.trim()) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : date;
+}
+
+/** Reads an integer header; null when absent or not a number. */
+export function intHeader(headers: Headers, name: string): number | null {
+  const raw = headers.get(name);
+  if (raw === null || !/^\s*\d+\s*$/.test(raw)) return null;
+  return Number(raw);
+}

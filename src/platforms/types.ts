@@ -1,0 +1,113 @@
+// What every platform client offers the tracker, whatever its wire format. Clients map the
+// platform's payloads into these shapes; they never touch the store or decide schedules.
+import type { AccountProfile } from '../domain/account.ts';
+import type { Platform } from '../domain/platforms.ts';
+
+/** A user as the platform returned it. */
+export interface PlatformUser {
+  platformUserId: string;
+  /** The current handle (case as the platform writes it). */
+  username: string;
+  profile: AccountProfile;
+  followers: number;
+  following: number;
+  /** X `tweet_count` (or its newer name `post_count`); Bluesky `postsCount`. */
+  posts: number;
+  /** X `listed_count`; null where the platform has no such figure. */
+  listed: number | null;
+}
+
+/**
+ * The answer for one requested name or id. `found` covers protected accounts too
+ * (`user.profile.protected`). `invalid` is a name the platform refuses outright; `unknown` is a
+ * per-item error the client could not classify (kept as the reason, retried later).
+ */
+export type LookupOutcome =
+  | { kind: 'found'; user: PlatformUser }
+  | { kind: 'not_found'; reason: string }
+  | { kind: 'suspended'; reason: string }
+  | { kind: 'invalid'; reason: string }
+  | { kind: 'unknown'; reason: string };
+
+/** A post with its metrics at fetch time and the entities the platform itself extracted. */
+export interface PlatformPost {
+  /** X tweet id; Bluesky `at://` URI. */
+  id: string;
+  /** ISO 8601 UTC. */
+  createdAt: string;
+  text: string;
+  /** Language tag the platform gives (X `lang`, Bluesky the first of `langs`), or null. */
+  lang: string | null;
+  /** A repost of someone else's post (excluded from engagement). */
+  isRepost: boolean;
+  isReply: boolean;
+  url: string | null;
+  likes: number;
+  reposts: number;
+  replies: number;
+  quotes: number;
+  /** Without the leading #, as written. */
+  hashtags: string[];
+  /** Handles without the leading @. */
+  mentions: string[];
+  /** Host names of linked URLs (expanded URLs where the platform gives them), lower-case, without `www.`. */
+  domains: string[];
+}
+
+/** Rate-limit state read from one response's headers. `resetAt` is epoch milliseconds. */
+export interface RateLimitInfo {
+  limit: number;
+  remaining: number;
+  resetAt: number;
+}
+
+/** Every call reports what it learnt about its endpoint's rate limit, and how many resources it read (X bills per read). */
+export interface CallResult<T> {
+  value: T;
+  rateLimit: RateLimitInfo | null;
+  /** Resources returned (users or posts): what X counts against the daily read budget. */
+  reads: number;
+}
+
+/** The rate-limited operations; each has its own window on the platform. */
+export type Endpoint = 'lookup_by_name' | 'lookup_by_id' | 'posts' | 'profile';
+
+export interface PlatformClient {
+  readonly platform: Platform;
+  /** Most names or ids one lookup request may carry (X 100, Bluesky 25). */
+  readonly batchSize: number;
+  /** False when the client cannot run (X without a bearer token). */
+  readonly configured: boolean;
+  /** Outcomes keyed by the lower-cased requested name. */
+  lookupByUsernames(names: readonly string[], signal?: AbortSignal): Promise<CallResult<Map<string, LookupOutcome>>>;
+  /** Outcomes keyed by the requested id. */
+  lookupByIds(ids: readonly string[], signal?: AbortSignal): Promise<CallResult<Map<string, LookupOutcome>>>;
+  /**
+   * Posts newer than `sinceId` (all recent ones when null), newest first, at most `limit`.
+   * Includes the account's reposts of others, flagged `isRepost`.
+   */
+  fetchPosts(userId: string, sinceId: string | null, limit: number, signal?: AbortSignal): Promise<CallResult<PlatformPost[]>>;
+}
+
+/**
+ * Why a whole request failed. `rate_limited` carries when the window reopens (epoch ms);
+ * `unavailable` is worth a retry with backoff (5xx, network error, timeout); `bad_response` is a
+ * body we could not use (invalid JSON, over the size cap, wrong shape); `unauthorized` means the
+ * credentials are refused; `invalid_request` is a 4xx the platform will repeat.
+ */
+export type PlatformErrorKind = 'rate_limited' | 'unavailable' | 'bad_response' | 'unauthorized' | 'invalid_request';
+
+export class PlatformError extends Error {
+  readonly kind: PlatformErrorKind;
+  readonly status: number | null;
+  readonly retryAt: number | null;
+  readonly rateLimit: RateLimitInfo | null;
+  constructor(kind: PlatformErrorKind, message: string, options: { status?: number | null; retryAt?: number | null; rateLimit?: RateLimitInfo | null; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'PlatformError';
+    this.kind = kind;
+    this.status = options.status ?? null;
+    this.retryAt = options.retryAt ?? null;
+    this.rateLimit = options.rateLimit ?? null;
+  }
+}

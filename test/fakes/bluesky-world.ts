@@ -1,0 +1,327 @@
+// The scriptable state behind the fake Bluesky AppView: accounts, handles, posts and author feeds,
+// kept in Maps (and sorted feeds with keyset cursors) so answering a request is a lookup.
+import { createHash } from 'node:crypto';
+import type { FakeClock } from './fake-kit.ts';
+
+export interface NewUser {
+  /** did:plc: + 24 base32 characters when not given. */
+  did?: string;
+  handle: string;
+  displayName?: string;
+  description?: string;
+  avatar?: string;
+  website?: string;
+  followers?: number;
+  follows?: number;
+  /** Starting postsCount; every addPost adds one. */
+  posts?: number;
+  createdAt?: string;
+  /** true/false gives a verification state (`valid`/`none`); absent gives none at all. */
+  verified?: boolean;
+}
+
+export type UserPatch = Partial<Pick<BlueskyUser, 'displayName' | 'description' | 'avatar' | 'website' | 'followers' | 'follows' | 'posts' | 'verified'>>;
+
+export interface BlueskyUser {
+  did: string;
+  handle: string;
+  displayName: string | null;
+  description: string | null;
+  avatar: string | null;
+  website: string | null;
+  followers: number;
+  follows: number;
+  posts: number;
+  createdAt: string;
+  verified: boolean | null;
+  status: 'active' | 'takendown' | 'deactivated';
+  /** Account labels, e.g. `!takedown` set by a moderation service. */
+  labels: string[];
+  /** The pinned post's uri (shown first by getAuthorFeed with includePins=true). */
+  pinned: string | null;
+}
+
+export interface NewPost {
+  text: string;
+  createdAt?: string;
+  likes?: number;
+  reposts?: number;
+  replies?: number;
+  quotes?: number;
+  /** Hashtags without `#`; each gets a tag facet over `#tag` in the text (appended when absent). */
+  tags?: string[];
+  /** Handles; each gets a mention facet over `@handle` in the text (appended when absent). */
+  mentions?: string[];
+  /** URLs; each gets a link facet over the URL in the text (appended when absent). */
+  links?: string[];
+  /** A repost by the user of a new post written by `repostOf` (a did), or by a stock stranger. */
+  isRepost?: boolean;
+  repostOf?: string;
+  /** A reply to `replyTo` (a post uri), or to a stranger's post that does not exist here. */
+  isReply?: boolean;
+  replyTo?: string;
+  langs?: string[];
+}
+
+export interface BlueskyPost {
+  uri: string;
+  cid: string;
+  rkey: string;
+  did: string;
+  text: string;
+  createdAt: string;
+  indexedAt: string;
+  likes: number;
+  reposts: number;
+  replies: number;
+  quotes: number;
+  langs: string[] | null;
+  facets: unknown[];
+  replyParent: string | null;
+  replyRoot: string | null;
+}
+
+/** One line of an author feed: the user's own post, or a repost of someone's. */
+export interface FeedEntry {
+  sortAt: number;
+  seq: number;
+  postUri: string;
+  repost: { uri: string; cid: string; indexedAt: string } | null;
+}
+
+const BASE32_SORT = '234567abcdefghijklmnopqrstuvwxyz';
+const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+
+function base32(bytes: Uint8Array, length: number): string {
+  let out = '';
+  for (let i = 0; out.length < length; i += 1) out += BASE32[(bytes[i % bytes.length] ?? 0) % 32];
+  return out;
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+export class BlueskyWorld {
+  protected readonly users = new Map<string, BlueskyUser>();
+  /** Lower-cased handle → did: handles resolve case-insensitively. */
+  protected readonly handles = new Map<string, string>();
+  protected readonly posts = new Map<string, BlueskyPost>();
+  /** did → entries, newest first (by sortAt, then by insertion). */
+  protected readonly feeds = new Map<string, FeedEntry[]>();
+  private seq = 0;
+  private lastTid = 0n;
+  private stranger: string | null = null;
+  protected readonly clock: FakeClock;
+
+  constructor(clock: FakeClock) {
+    this.clock = clock;
+  }
+
+  addUser(input: NewUser): BlueskyUser {
+    const did = input.did ?? `did:plc:${base32(digest(`user-${(this.seq += 1)}-${input.handle}`), 24)}`;
+    if (this.users.has(did)) throw new Error(`${did} already exists`);
+    if (this.handles.has(input.handle.toLowerCase())) throw new Error(`${input.handle} is taken`);
+    const user: BlueskyUser = {
+      did,
+      handle: input.handle,
+      displayName: input.displayName ?? null,
+      description: input.description ?? null,
+      avatar: input.avatar ?? null,
+      website: input.website ?? null,
+      followers: input.followers ?? 0,
+      follows: input.follows ?? 0,
+      posts: input.posts ?? 0,
+      createdAt: input.createdAt ?? new Date(this.clock.now()).toISOString(),
+      verified: input.verified ?? null,
+      status: 'active',
+      labels: [],
+      pinned: null,
+    };
+    this.users.set(did, user);
+    this.handles.set(input.handle.toLowerCase(), did);
+    this.feeds.set(did, []);
+    return user;
+  }
+
+  /** `n` users `<prefix><i>.bsky.social`, i from 0. */
+  addUsers(n: number, prefix: string): BlueskyUser[] {
+    return Array.from({ length: n }, (_, i) => this.addUser({ handle: `${prefix}${i}.bsky.social`, followers: i }));
+  }
+
+  user(did: string): BlueskyUser {
+    const user = this.users.get(did);
+    if (!user) throw new Error(`no user ${did}`);
+    return user;
+  }
+
+  updateUser(did: string, patch: UserPatch): void {
+    Object.assign(this.user(did), patch);
+  }
+
+  /** The old handle stops resolving; the did and posts stay. */
+  rename(did: string, newHandle: string): void {
+    const user = this.user(did);
+    if (this.handles.has(newHandle.toLowerCase())) throw new Error(`${newHandle} is taken`);
+    this.handles.delete(user.handle.toLowerCase());
+    this.handles.set(newHandle.toLowerCase(), did);
+    user.handle = newHandle;
+  }
+
+  takedown(did: string): void {
+    this.user(did).status = 'takendown';
+  }
+
+  deactivate(did: string): void {
+    this.user(did).status = 'deactivated';
+  }
+
+  /** Undoes takedown() and deactivate(). */
+  restore(did: string): void {
+    this.user(did).status = 'active';
+  }
+
+  /** Adds an account label such as `!takedown` (shown on the profile, which is still served). */
+  label(did: string, val: string): void {
+    this.user(did).labels.push(val);
+  }
+
+  pin(did: string, uri: string): void {
+    this.user(did).pinned = uri;
+  }
+
+  /** Deletes the account: its handle and did become unknown ("Profile not found"). */
+  remove(did: string): void {
+    const user = this.user(did);
+    this.handles.delete(user.handle.toLowerCase());
+    this.users.delete(did);
+    this.feeds.delete(did);
+  }
+
+  resolve(actor: string): BlueskyUser | null {
+    const did = actor.startsWith('did:') ? actor : this.handles.get(actor.toLowerCase());
+    return (did !== undefined && this.users.get(did)) || null;
+  }
+
+  /** Adds a post (or a repost) at the top of the user's feed; returns the post (for a repost, the original). */
+  addPost(did: string, input: NewPost): BlueskyPost {
+    const user = this.user(did);
+    if (input.isRepost) {
+      const author = input.repostOf ?? this.strangerDid();
+      const original = this.addPost(author, { ...input, isRepost: false });
+      const rkey = this.nextTid();
+      const uri = `at://${did}/app.bsky.feed.repost/${rkey}`;
+      const indexedAt = new Date(this.clock.now()).toISOString();
+      this.insert(did, { sortAt: this.clock.now(), seq: (this.seq += 1), postUri: original.uri, repost: { uri, cid: cidOf(uri), indexedAt } });
+      return original;
+    }
+    const rkey = this.nextTid();
+    const uri = `at://${did}/app.bsky.feed.post/${rkey}`;
+    const { text, facets } = this.richText(input);
+    const parent = input.isReply || input.replyTo ? (input.replyTo ?? `at://${this.strangerDid()}/app.bsky.feed.post/${this.nextTid()}`) : null;
+    const indexedAt = new Date(this.clock.now()).toISOString();
+    const post: BlueskyPost = {
+      uri,
+      cid: cidOf(uri),
+      rkey,
+      did,
+      text,
+      createdAt: input.createdAt ?? indexedAt,
+      indexedAt,
+      likes: input.likes ?? 0,
+      reposts: input.reposts ?? 0,
+      replies: input.replies ?? 0,
+      quotes: input.quotes ?? 0,
+      langs: input.langs ?? null,
+      facets,
+      replyParent: parent,
+      replyRoot: parent === null ? null : (this.posts.get(parent)?.replyRoot ?? parent),
+    };
+    this.posts.set(uri, post);
+    user.posts += 1;
+    // The AppView sorts by the earlier of createdAt and indexedAt, so a backdated post sinks.
+    const sortAt = Math.min(Date.parse(post.createdAt), this.clock.now());
+    this.insert(did, { sortAt, seq: (this.seq += 1), postUri: uri, repost: null });
+    return post;
+  }
+
+  post(uri: string): BlueskyPost | null {
+    return this.posts.get(uri) ?? null;
+  }
+
+  /** True when every post up the reply chain is the author's own and present (a self-thread). */
+  isSelfThread(post: BlueskyPost): boolean {
+    let current: BlueskyPost | undefined = post;
+    for (let depth = 0; current && depth < 1000; depth += 1) {
+      if (current.replyParent === null) return true;
+      const parent: BlueskyPost | undefined = this.posts.get(current.replyParent);
+      if (!parent || parent.did !== post.did) return false;
+      current = parent;
+    }
+    return false;
+  }
+
+  private insert(did: string, entry: FeedEntry): void {
+    const feed = this.feeds.get(did) ?? [];
+    this.feeds.set(did, feed);
+    feed.splice(firstOlder(feed, entry.sortAt, entry.seq), 0, entry);
+  }
+
+  private strangerDid(): string {
+    this.stranger ??= this.addUser({ handle: 'stranger.bsky.social', displayName: 'A Stranger' }).did;
+    return this.stranger;
+  }
+
+  /** TIDs: 53 bits of microseconds and 10 of clock id, base32-sortable, strictly increasing. */
+  private nextTid(): string {
+    const micros = BigInt(this.clock.now()) * 1000n;
+    this.lastTid = micros > this.lastTid ? micros : this.lastTid + 1n;
+    let value = (this.lastTid << 10n) | 7n;
+    let out = '';
+    for (let i = 0; i < 13; i += 1) {
+      out = BASE32_SORT[Number(value & 31n)] + out;
+      value >>= 5n;
+    }
+    return out;
+  }
+
+  /** The text with every tag, mention and link present, and their facets over UTF-8 byte ranges. */
+  private richText(input: NewPost): { text: string; facets: unknown[] } {
+    let text = input.text;
+    const facets: unknown[] = [];
+    const add = (needle: string, feature: Record<string, unknown>) => {
+      let at = text.indexOf(needle);
+      if (at < 0) {
+        text = `${text} ${needle}`;
+        at = text.length - needle.length;
+      }
+      const byteStart = Buffer.byteLength(text.slice(0, at), 'utf8');
+      facets.push({ index: { byteStart, byteEnd: byteStart + Buffer.byteLength(needle, 'utf8') }, features: [feature] });
+    };
+    for (const tag of input.tags ?? []) add(`#${tag}`, { $type: 'app.bsky.richtext.facet#tag', tag });
+    for (const handle of input.mentions ?? []) {
+      const did = this.resolve(handle)?.did ?? `did:plc:${base32(digest(handle), 24)}`;
+      add(`@${handle}`, { $type: 'app.bsky.richtext.facet#mention', did });
+    }
+    for (const uri of input.links ?? []) add(uri, { $type: 'app.bsky.richtext.facet#link', uri });
+    return { text, facets };
+  }
+}
+
+function cidOf(uri: string): string {
+  return `bafyrei${base32(digest(uri), 52)}`;
+}
+
+/** Index of the first entry older than (sortAt, seq) in a newest-first feed: a binary search. */
+export function firstOlder(feed: readonly FeedEntry[], sortAt: number, seq: number): number {
+  let low = 0;
+  let high = feed.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    const entry = feed[mid] as FeedEntry;
+    const older = entry.sortAt < sortAt || (entry.sortAt === sortAt && entry.seq < seq);
+    if (older) high = mid;
+    else low = mid + 1;
+  }
+  return low;
+}
