@@ -3,10 +3,12 @@ import { Migrator, type Kysely, type Migration } from 'kysely';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
 import type { Database } from './schema.ts';
 import { initialSchema } from './migrations/001-initial.ts';
+import { trackingSchema } from './migrations/002-tracking.ts';
 
 function migrations(caps: DialectCapabilities): Record<string, Migration> {
   return {
     '001-initial': initialSchema(caps),
+    '002-tracking': trackingSchema(),
   };
 }
 

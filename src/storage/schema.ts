@@ -28,6 +28,12 @@ export interface AccountsTable {
   untracked_at: number | null;
   lease_owner: string | null;
   lease_expires_at: number | null;
+  /** Newest post seen, so the next timeline read asks only for newer ones. */
+  last_post_id: string | null;
+  /** The post count when the timeline was last read: posts are fetched only when it moved. */
+  posts_seen_count: number | null;
+  /** JSON [[epoch ms, followers], …]: one point per UTC day, the last 31 days, for analysis. */
+  follower_series: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -80,10 +86,52 @@ export interface IdempotencyKeysTable {
   created_at: number;
 }
 
+export interface MetricSnapshotsTable {
+  account_id: number;
+  /** Start of the time bucket (epoch ms); a later check in the same bucket replaces the row. */
+  bucket: number;
+  observed_at: number;
+  followers: number;
+  following: number;
+  posts: number;
+  listed: number | null;
+}
+
+export interface PostsTable {
+  account_id: number;
+  post_id: string;
+  created_at: number;
+  text: string;
+  url: string | null;
+  lang: string | null;
+  sentiment: number | null;
+  is_repost: number;
+  is_reply: number;
+  likes: number;
+  reposts: number;
+  replies: number;
+  quotes: number;
+  /** JSON arrays of strings. */
+  hashtags: string;
+  mentions: string;
+  domains: string;
+  fetched_at: number;
+}
+
+/** Resources read from a platform per UTC day (X bills per read; X_DAILY_READ_BUDGET caps it). */
+export interface PlatformUsageTable {
+  platform: string;
+  day: string;
+  reads: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   imports: ImportsTable;
   audit_log: AuditLogTable;
   idempotency_keys: IdempotencyKeysTable;
+  metric_snapshots: MetricSnapshotsTable;
+  posts: PostsTable;
+  platform_usage: PlatformUsageTable;
 }

@@ -1,0 +1,48 @@
+// Metric snapshots: one row per account per time bucket (a later check in the bucket replaces it),
+// which bounds history growth whatever the check interval.
+import type { Kysely } from 'kysely';
+import type { DialectCapabilities } from './dialects/capabilities.ts';
+import type { Database, MetricSnapshotsTable } from './schema.ts';
+
+type Db = Kysely<Database>;
+
+export type Snapshot = MetricSnapshotsTable;
+
+export async function upsertSnapshots(db: Db, caps: DialectCapabilities, snapshots: readonly Snapshot[]): Promise<void> {
+  const perRow = 7;
+  const chunk = Math.max(1, Math.floor(caps.maxParameters / perRow));
+  for (let i = 0; i < snapshots.length; i += chunk) {
+    await db
+      .insertInto('metric_snapshots')
+      .values(snapshots.slice(i, i + chunk))
+      .onConflict((oc) =>
+        oc.columns(['account_id', 'bucket']).doUpdateSet((eb) => ({
+          observed_at: eb.ref('excluded.observed_at'),
+          followers: eb.ref('excluded.followers'),
+          following: eb.ref('excluded.following'),
+          posts: eb.ref('excluded.posts'),
+          listed: eb.ref('excluded.listed'),
+        })),
+      )
+      .execute();
+  }
+}
+
+export interface HistoryQuery {
+  from?: number;
+  to?: number;
+  /** Bucket after which the page starts (ascending order). */
+  after?: number;
+  limit: number;
+}
+
+/** Snapshots of one account, oldest first, one page at a time. */
+export async function listHistory(db: Db, accountId: number, query: HistoryQuery): Promise<{ rows: Snapshot[]; more: boolean }> {
+  let select = db.selectFrom('metric_snapshots').selectAll().where('account_id', '=', accountId);
+  if (query.from !== undefined) select = select.where('observed_at', '>=', query.from);
+  if (query.to !== undefined) select = select.where('observed_at', '<=', query.to);
+  if (query.after !== undefined) select = select.where('bucket', '>', query.after);
+  const rows = await select.orderBy('bucket').limit(query.limit + 1).execute();
+  const more = rows.length > query.limit;
+  return { rows: more ? rows.slice(0, query.limit) : rows, more };
+}

@@ -1,0 +1,213 @@
+// The tracker's side of the accounts table: claim due accounts under a lease, write check results
+// back (only while the lease is still ours), release leases, and the counts health reports.
+import { sql, type Kysely } from 'kysely';
+import type { AccountStatus } from '../domain/account.ts';
+import type { Platform } from '../domain/platforms.ts';
+import type { DialectCapabilities } from './dialects/capabilities.ts';
+import type { Database } from './schema.ts';
+
+type Db = Kysely<Database>;
+
+/** What the tracker needs to check one account. */
+export interface ClaimedAccount {
+  id: number;
+  platform: Platform;
+  username: string;
+  platformUserId: string | null;
+  status: AccountStatus;
+  /** Post count at the previous check, or null before the first. */
+  previousPosts: number | null;
+  postsSeenCount: number | null;
+  lastPostId: string | null;
+  followerSeries: [number, number][];
+  consecutiveFailures: number;
+  renames: { from: string; to: string; at: string }[];
+}
+
+export interface ClaimRequest {
+  platform: Platform;
+  /** true: accounts already resolved to a platform id; false: names never resolved yet. */
+  resolved: boolean;
+  owner: string;
+  now: number;
+  leaseMs: number;
+  limit: number;
+}
+
+const CLAIM_COLUMNS = ['id', 'platform', 'username', 'platform_user_id', 'status', 'metrics', 'posts_seen_count', 'last_post_id', 'follower_series', 'consecutive_failures', 'renames'] as const;
+
+/**
+ * Leases up to `limit` due accounts of one platform, oldest due first. On PostgreSQL the inner
+ * select skips rows another tracker is claiming at this moment (FOR UPDATE SKIP LOCKED), so
+ * trackers get disjoint batches without waiting; SQLite has one writer, which serialises claims.
+ */
+export async function claimDueAccounts(db: Db, caps: DialectCapabilities, request: ClaimRequest): Promise<ClaimedAccount[]> {
+  const { platform, resolved, owner, now, leaseMs, limit } = request;
+  let due = db
+    .selectFrom('accounts')
+    .select('id')
+    .where('platform', '=', platform)
+    .where('next_check_at', '<=', now)
+    .where('platform_user_id', resolved ? 'is not' : 'is', null)
+    .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
+    .orderBy('next_check_at')
+    .orderBy('id')
+    .limit(limit);
+  if (caps.skipLocked) due = due.forUpdate().skipLocked();
+  const rows = await db
+    .updateTable('accounts')
+    .set({ lease_owner: owner, lease_expires_at: now + leaseMs })
+    .where('id', 'in', due)
+    .returning(CLAIM_COLUMNS)
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    platform: row.platform as Platform,
+    username: row.username,
+    platformUserId: row.platform_user_id,
+    status: row.status as AccountStatus,
+    previousPosts: parse<{ posts?: number } | null>(row.metrics, null)?.posts ?? null,
+    postsSeenCount: row.posts_seen_count,
+    lastPostId: row.last_post_id,
+    followerSeries: parse<[number, number][]>(row.follower_series, []),
+    consecutiveFailures: row.consecutive_failures,
+    renames: parse(row.renames, []),
+  }));
+}
+
+function parse<T>(text: string | null, fallback: T): T {
+  if (text === null) return fallback;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+/** Gives leases back without checking (shutdown): the accounts are due again at once for any tracker. */
+export async function releaseLeases(db: Db, owner: string, ids?: readonly number[]): Promise<number> {
+  let query = db.updateTable('accounts').set({ lease_owner: null, lease_expires_at: null }).where('lease_owner', '=', owner);
+  if (ids !== undefined) {
+    if (ids.length === 0) return 0;
+    query = query.where('id', 'in', ids);
+  }
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Accounts due now and not leased, per platform (health and metrics). */
+export async function countDue(db: Db, now: number): Promise<Record<string, number>> {
+  const rows = await db
+    .selectFrom('accounts')
+    .select(['platform', sql<number>`count(*)`.as('n')])
+    .where('next_check_at', '<=', now)
+    .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
+    .groupBy('platform')
+    .execute();
+  return Object.fromEntries(rows.map((r) => [r.platform, Number(r.n)]));
+}
+
+/** Tracked accounts per platform and status (untracked ones left out). */
+export async function countByStatus(db: Db): Promise<{ platform: string; status: string; n: number }[]> {
+  const rows = await db
+    .selectFrom('accounts')
+    .select(['platform', 'status', sql<number>`count(*)`.as('n')])
+    .where('untracked_at', 'is', null)
+    .groupBy(['platform', 'status'])
+    .execute();
+  return rows.map((r) => ({ platform: r.platform, status: r.status, n: Number(r.n) }));
+}
+
+/** The earliest time any account can be claimed (due and its lease, if any, expired), so an idle tracker knows how long it may sleep. */
+export async function nextDueAt(db: Db): Promise<number | null> {
+  const row = await db
+    .selectFrom('accounts')
+    .select(sql<number | null>`min(case when lease_expires_at > next_check_at then lease_expires_at else next_check_at end)`.as('at'))
+    .where('next_check_at', 'is not', null)
+    .executeTakeFirst();
+  return row?.at === null || row?.at === undefined ? null : Number(row.at);
+}
+
+/** Makes one account due now (admin refresh); false when it is not tracked or is paused. */
+export async function makeDueNow(db: Db, accountId: number, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('accounts')
+    .set({ next_check_at: now, updated_at: now })
+    .where('id', '=', accountId)
+    .where('untracked_at', 'is', null)
+    .where('status', '<>', 'paused')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** The outcome of one check, as the store keeps it. Fields left undefined are not changed. */
+export interface CheckWrite {
+  id: number;
+  status: AccountStatus;
+  statusReason?: string | null;
+  lastCheckedAt?: number;
+  nextCheckAt: number;
+  consecutiveFailures: number;
+  lastError: string | null;
+  username?: string;
+  usernameKey?: string;
+  platformUserId?: string;
+  profile?: unknown;
+  metrics?: unknown;
+  analysis?: unknown;
+  followers?: number;
+  followersChange7d?: number | null;
+  followerSeries?: readonly (readonly [number, number])[];
+  renames?: readonly unknown[];
+  postsSeenCount?: number;
+  lastPostId?: string | null;
+}
+
+/**
+ * Writes one account's check and releases its lease, but only while `owner` still holds the lease:
+ * a tracker that stalled past its lease must not overwrite the check of the tracker that took over.
+ * Returns false when the lease was lost (the caller then drops the snapshot and posts too).
+ */
+export async function writeCheck(db: Db, owner: string, write: CheckWrite, now: number): Promise<boolean> {
+  const json = (value: unknown) => (value === undefined ? undefined : JSON.stringify(value));
+  const values = {
+    status: write.status,
+    status_reason: write.statusReason,
+    last_checked_at: write.lastCheckedAt,
+    next_check_at: write.nextCheckAt,
+    consecutive_failures: write.consecutiveFailures,
+    last_error: write.lastError,
+    username: write.username,
+    username_key: write.usernameKey,
+    platform_user_id: write.platformUserId,
+    profile: json(write.profile),
+    metrics: json(write.metrics),
+    analysis: json(write.analysis),
+    followers: write.followers,
+    followers_change_7d: write.followersChange7d,
+    follower_series: json(write.followerSeries),
+    renames: json(write.renames),
+    posts_seen_count: write.postsSeenCount,
+    last_post_id: write.lastPostId,
+    lease_owner: null,
+    lease_expires_at: null,
+    updated_at: now,
+  };
+  const defined = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
+  const result = await db
+    .updateTable('accounts')
+    .set(defined)
+    .where('id', '=', write.id)
+    .where('lease_owner', '=', owner)
+    // An admin may have paused or untracked the account while it was being checked: that wins.
+    .where('untracked_at', 'is', null)
+    .where('status', '<>', 'paused')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Another account of the platform already uses this name (a rename would break uniqueness). */
+export async function nameTakenByOther(db: Db, platform: Platform, usernameKey: string, accountId: number): Promise<boolean> {
+  const row = await db.selectFrom('accounts').select('id').where('platform', '=', platform).where('username_key', '=', usernameKey).where('id', '<>', accountId).executeTakeFirst();
+  return row !== undefined;
+}
