@@ -16,6 +16,10 @@ export interface Config {
   readonly xApiBaseUrl: string;
   readonly blueskyApiBaseUrl: string;
   readonly trackIntervalMs: number;
+  /** How long a tracker holds claimed accounts before another may take them (a crashed tracker's work comes back after it). */
+  readonly trackLeaseMs: number;
+  /** Width of a history bucket: at most one snapshot per account per bucket. */
+  readonly historyBucketMs: number;
   readonly tracker: boolean;
   readonly xDailyReadBudget: number;
   readonly maxImportBytes: number;
@@ -147,6 +151,8 @@ export function createConfig(env: Env, overrides: Partial<Config> = {}): Config 
     xApiBaseUrl: url('X_API_BASE_URL', 'https://api.x.com'),
     blueskyApiBaseUrl: url('BLUESKY_API_BASE_URL', 'https://public.api.bsky.app'),
     trackIntervalMs: duration('TRACK_INTERVAL', '1h'),
+    trackLeaseMs: duration('TRACK_LEASE', '5m'),
+    historyBucketMs: duration('HISTORY_BUCKET', '1h', 60_000),
     tracker: flag('TRACKER', true),
     xDailyReadBudget: integer('X_DAILY_READ_BUDGET', 10_000, 0, 1_000_000_000),
     maxImportBytes: size('MAX_IMPORT_BYTES', 50 * 1_048_576),

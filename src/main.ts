@@ -11,16 +11,35 @@ import { createLogger } from './logger.ts';
 import { KeyAuthenticator } from './services/api-keys.ts';
 import { ensureAdminKey } from './services/bootstrap-admin.ts';
 import { systemClock, type Clock } from './services/clock.ts';
+import { createMetrics } from './metrics.ts';
 import { resolveKeyHashSecret } from './storage/key-secret.ts';
 import { openStore } from './storage/store.ts';
+import { createTracker } from './tracker/create-tracker.ts';
+import type { Tracker } from './tracker/tracker.ts';
+import type { TrackerClock } from './tracker/tracker-clock.ts';
 
 export const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
-/** Builds everything the app needs from the configuration; the caller owns `store.close()`. */
-export async function composeApp(config: Config, options: { logger: Logger; clock?: Clock; role?: AppDeps['role'] }): Promise<{ app: FastifyInstance; deps: AppDeps; firstAdminKey: string | null }> {
+export interface ComposeOptions {
+  logger: Logger;
+  clock?: Clock;
+  /** The tracker's clock (tests pass one whose sleeps move virtual time). */
+  trackerClock?: TrackerClock;
+  role?: AppDeps['role'];
+}
+
+/**
+ * Builds everything the app needs from the configuration. With role `serve` and TRACKER on it
+ * also builds the tracker, but does not start it (runServer does; tests drive it by hand).
+ * Closing the app stops the tracker and closes the store.
+ */
+export async function composeApp(config: Config, options: ComposeOptions): Promise<{ app: FastifyInstance; deps: AppDeps; firstAdminKey: string | null; tracker: Tracker | null }> {
   const clock = options.clock ?? systemClock;
   const store = await openStore(config.databaseUrl);
   try {
+    const metrics = createMetrics(store, clock);
+    const role = options.role ?? 'serve';
+    const tracker = role === 'serve' && config.tracker ? createTracker(config, store, options.logger, { ...(options.trackerClock ? { clock: options.trackerClock } : {}), metrics: metrics.tracker }) : null;
     const keyHashSecret = resolveKeyHashSecret(config.keyHashSecret, config.dataDir);
     const authenticator = new KeyAuthenticator(store.reader, store.db, {
       secret: keyHashSecret,
@@ -37,13 +56,18 @@ export async function composeApp(config: Config, options: { logger: Logger; cloc
       throttle: new MemoryFailureThrottle(config.authFailuresPerMinute),
       keyHashSecret,
       sealKey: deriveKey(keyHashSecret, 'idempotent-responses'),
-      role: options.role ?? 'serve',
+      tracker,
+      metrics: metrics.registry,
+      role,
       version: VERSION,
     };
     const firstAdminKey = await ensureAdminKey(store, config, keyHashSecret, clock);
     const app = await buildApp(deps, options.logger);
-    app.addHook('onClose', async () => store.close());
-    return { app, deps, firstAdminKey };
+    app.addHook('onClose', async () => {
+      await tracker?.stop();
+      await store.close();
+    });
+    return { app, deps, firstAdminKey, tracker };
   } catch (error) {
     await store.close();
     throw error;
@@ -55,7 +79,7 @@ const SHUTDOWN_DEADLINE_MS = 8_000;
 /** `perch serve` / `perch api`: listen until SIGTERM or SIGINT, then drain and exit 0. */
 export async function runServer(config: Config, role: AppDeps['role']): Promise<void> {
   const logger = createLogger(config.logLevel);
-  const { app, firstAdminKey } = await composeApp(config, { logger, role });
+  const { app, firstAdminKey, tracker } = await composeApp(config, { logger, role });
   if (firstAdminKey !== null) {
     // Shown once, on the terminal only; never sent to the logger.
     process.stdout.write(
@@ -64,18 +88,40 @@ export async function runServer(config: Config, role: AppDeps['role']): Promise<
     );
   }
   await app.listen({ port: config.port, host: config.host });
+  tracker?.start();
+  onSignals(logger, async () => {
+    // The tracker stops claiming at once and finishes (or releases) its batches while HTTP drains.
+    await Promise.all([tracker?.stop(), app.close()]);
+  });
+}
+
+/** `perch worker`: the tracker alone, no HTTP (scale-out: any number beside `perch api`). */
+export async function runWorker(config: Config): Promise<void> {
+  const logger = createLogger(config.logLevel);
+  const store = await openStore(config.databaseUrl);
+  const tracker = createTracker(config, store, logger);
+  tracker.start();
+  logger.info({ owner: tracker.owner }, 'worker started');
+  onSignals(logger, async () => {
+    await tracker.stop();
+    await store.close();
+  });
+}
+
+/** On SIGTERM or SIGINT: run `stop` once, then exit 0 (or exit anyway at the deadline). */
+function onSignals(logger: Logger, stop: () => Promise<void>): void {
   let stopping = false;
-  const stop = async (signal: string) => {
+  const handle = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
     const deadline = setTimeout(() => {
-      logger.warn('shutdown deadline reached; exiting with requests still open');
+      logger.warn('shutdown deadline reached; exiting with work still open');
       process.exit(0);
     }, SHUTDOWN_DEADLINE_MS);
     deadline.unref();
     try {
-      await app.close();
+      await stop();
       logger.info('stopped');
       logger.flush?.();
       process.exit(0);
@@ -84,6 +130,6 @@ export async function runServer(config: Config, role: AppDeps['role']): Promise<
       process.exit(1);
     }
   };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void handle('SIGTERM'));
+  process.on('SIGINT', () => void handle('SIGINT'));
 }

@@ -1,6 +1,6 @@
 // The `perch` command: one sub-command per way of running or administering the service.
 import { Command } from 'commander';
-import { runServer, VERSION } from '../main.ts';
+import { runServer, runWorker, VERSION } from '../main.ts';
 import { openStore } from '../storage/store.ts';
 import { registerImportCommand } from './import.ts';
 import { registerKeyCommands } from './keys.ts';
@@ -23,6 +23,11 @@ program
   .command('api')
   .description('run the HTTP API only, without the tracker (for scale-out on PostgreSQL)')
   .action(async () => runServer(loadConfig({ tracker: false }), 'api'));
+
+program
+  .command('worker')
+  .description('run the tracker only, without HTTP (for scale-out on PostgreSQL)')
+  .action(async () => runWorker(loadConfig({ tracker: true })));
 
 program
   .command('migrate')

@@ -3,7 +3,15 @@ import type { Config } from '../config.ts';
 import type { KeyAuthenticator } from '../services/api-keys.ts';
 import type { Clock } from '../services/clock.ts';
 import type { Store } from '../storage/store.ts';
+import type { Registry } from 'prom-client';
+import type { TrackerStatus } from '../tracker/tracker.ts';
 import type { FailureThrottle } from './auth-throttle.ts';
+
+/** What the API needs of a tracker in the same process: wake it, and read its state for health. */
+export interface TrackerView {
+  notify(): void;
+  status(): TrackerStatus;
+}
 
 export interface AppDeps {
   config: Config;
@@ -15,6 +23,10 @@ export interface AppDeps {
   keyHashSecret: string;
   /** Key that seals stored idempotent responses (derived from keyHashSecret). */
   sealKey: Buffer;
+  /** The tracker running in this process (`perch serve`), or null (`perch api`, TRACKER=off). */
+  tracker: TrackerView | null;
+  /** Prometheus registry served at /metrics. */
+  metrics: Registry;
   /** What this process runs, for /api/health. */
   role: 'serve' | 'api';
   version: string;

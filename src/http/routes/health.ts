@@ -1,6 +1,8 @@
 // Readiness and liveness. Public, so the bodies say nothing secret: no paths, no error texts.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { PLATFORMS } from '../../domain/platforms.ts';
+import { countByStatus, countDue } from '../../storage/tracking-repo.ts';
 import type { AppDeps } from '../deps.ts';
 
 const Check = Type.Object({ status: Type.Union([Type.Literal('pass'), Type.Literal('warn'), Type.Literal('fail')]) }, { additionalProperties: true });
@@ -11,10 +13,42 @@ const Health = Type.Object(
     role: Type.String({ description: 'What this process runs: serve (API and tracker) or api.' }),
     checks: Type.Object({ store: Check, tracker: Check }),
   },
-  { examples: [{ status: 'pass', version: '0.1.0', role: 'serve', checks: { store: { status: 'pass', observedMs: 1 }, tracker: { status: 'pass', enabled: false } } }] },
+  { examples: [{ status: 'pass', version: '0.1.0', role: 'serve', checks: { store: { status: 'pass', observedMs: 1 }, tracker: { status: 'pass', enabled: true, running: true, lastTickAt: '2026-11-23T12:00:00.000Z', due: 0, platforms: {} } } }] },
 );
 
 const STORE_TIMEOUT_MS = 2_000;
+
+/**
+ * The tracker's state. `warn` when X accounts are tracked without X credentials, or a platform is
+ * paused (credentials refused, daily read budget spent). Counts come from the store, so `perch api`
+ * reports the accounts due even though its trackers run elsewhere.
+ */
+async function trackerCheck(deps: AppDeps) {
+  const now = deps.clock.now();
+  const [due, statuses] = await Promise.all([countDue(deps.store.reader, now), countByStatus(deps.store.reader)]);
+  const tracked = (platform: string) => statuses.some((row) => row.platform === platform && row.status !== 'paused' && row.n > 0);
+  const notes: string[] = [];
+  if (deps.config.xBearerToken === null && tracked('x')) notes.push('X accounts are tracked but X_BEARER_TOKEN is not set: they are not checked');
+  const status = deps.tracker?.status() ?? null;
+  const platforms: Record<string, unknown> = {};
+  for (const platform of PLATFORMS) {
+    const lane = status?.platforms[platform];
+    if (lane?.pauseReason) notes.push(`${platform} paused until ${lane.pausedUntil}: ${lane.pauseReason}`);
+    platforms[platform] = {
+      due: due[platform] ?? 0,
+      ...(lane ? { configured: lane.configured, pausedUntil: lane.pausedUntil, rateLimit: { lookup: lane.lookup, posts: lane.posts }, readBudget: lane.budget } : {}),
+    };
+  }
+  return {
+    status: notes.length > 0 ? ('warn' as const) : ('pass' as const),
+    enabled: deps.tracker !== null,
+    running: status?.running ?? false,
+    lastTickAt: status?.lastTickAt ?? null,
+    due: Object.values(due).reduce((a, b) => a + b, 0),
+    platforms,
+    ...(notes.length > 0 ? { notes } : {}),
+  };
+}
 
 export default async function healthRoutes(app: FastifyInstance, deps: AppDeps) {
   app.get('/api/health', {
@@ -42,12 +76,13 @@ export default async function healthRoutes(app: FastifyInstance, deps: AppDeps) 
         clearTimeout(timer);
       }
       const observedMs = Math.round(performance.now() - started);
-      const status = store === 'fail' ? 'fail' : 'pass';
+      const tracker = store === 'pass' ? await trackerCheck(deps).catch(() => ({ status: 'warn' as const, enabled: deps.tracker !== null })) : { status: 'warn' as const, enabled: deps.tracker !== null };
+      const status = store === 'fail' ? 'fail' : tracker.status;
       const body = {
         status,
         version: deps.version,
         role: deps.role,
-        checks: { store: { status: store, observedMs }, tracker: { status: 'pass' as const, enabled: false } },
+        checks: { store: { status: store, observedMs }, tracker },
       };
       return reply.code(status === 'fail' ? 503 : 200).type('application/health+json').send(body);
     },

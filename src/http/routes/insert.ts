@@ -148,6 +148,8 @@ export default async function insertRoutes(app: FastifyInstance, deps: AppDeps) 
         return { statusCode: 200, body: report };
       });
       if (result.replayed) reply.header('idempotent-replayed', 'true');
+      // New accounts are due at once: wake the tracker in this process (others poll).
+      if (result.body.inserted + result.body.reactivated > 0) deps.tracker?.notify();
       request.log.info({ importId: result.body.importId, inserted: result.body.inserted, rejected: result.body.rejectedCount }, 'import committed');
       return reply.code(200).send(result.body);
     },

@@ -1,0 +1,73 @@
+// Prometheus metrics: requests to each platform by outcome, rate-limit waits, checks, batch
+// durations, and (read from the store when scraped) accounts by status and accounts due.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Clock } from './services/clock.ts';
+import type { Store } from './storage/store.ts';
+import { countByStatus, countDue } from './storage/tracking-repo.ts';
+import type { TrackerMetrics } from './tracker/context.ts';
+
+export interface Metrics {
+  registry: Registry;
+  tracker: TrackerMetrics;
+}
+
+export function createMetrics(store: Store, clock: Clock): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'perch_process_' });
+  const requests = new Counter({
+    name: 'perch_platform_requests_total',
+    help: 'Requests sent to a platform, by endpoint and outcome (ok, rate_limited, unavailable, bad_response, unauthorized, invalid_request).',
+    labelNames: ['platform', 'endpoint', 'outcome'] as const,
+    registers: [registry],
+  });
+  const waits = new Counter({
+    name: 'perch_rate_limit_wait_seconds_total',
+    help: 'Time spent waiting for a platform rate-limit window to reopen.',
+    labelNames: ['platform'] as const,
+    registers: [registry],
+  });
+  const checks = new Counter({
+    name: 'perch_account_checks_total',
+    help: 'Account checks by result (found, not_found, suspended, failed).',
+    labelNames: ['platform', 'result'] as const,
+    registers: [registry],
+  });
+  const batches = new Histogram({
+    name: 'perch_tracker_batch_duration_seconds',
+    help: 'Time to check one claimed batch: lookup, timelines, analysis and write.',
+    labelNames: ['platform'] as const,
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'perch_accounts',
+    help: 'Tracked accounts by platform and status.',
+    labelNames: ['platform', 'status'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const row of await countByStatus(store.reader)) this.set({ platform: row.platform, status: row.status }, row.n);
+    },
+  });
+  new Gauge({
+    name: 'perch_accounts_due',
+    help: 'Accounts due for a check and not claimed by a tracker.',
+    labelNames: ['platform'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const [platform, n] of Object.entries(await countDue(store.reader, clock.now()))) this.set({ platform }, n);
+    },
+  });
+  return {
+    registry,
+    tracker: {
+      platformRequest: (platform, endpoint, outcome) => requests.inc({ platform, endpoint, outcome }),
+      rateLimitWait: (platform, ms) => {
+        if (ms > 0) waits.inc({ platform }, ms / 1000);
+      },
+      batchDone: (platform, seconds) => batches.observe({ platform }, seconds),
+      accountChecked: (platform, result) => checks.inc({ platform, result }),
+    },
+  };
+}

@@ -1,0 +1,154 @@
+// Turns one account's lookup outcome (and any new posts) into what the store keeps: the state
+// change, profile and metrics, a history snapshot, the post rows and the recomputed analysis.
+import { analyzeAccount, followerSeriesAppend, type AnalysisPost } from '../domain/analysis.ts';
+import { detectLanguage, scoreSentiment } from '../domain/post-text.ts';
+import { nextState, type CheckVerdict } from '../domain/tracking-rules.ts';
+import { validateUsername } from '../domain/usernames.ts';
+import type { LookupOutcome, PlatformPost } from '../platforms/types.ts';
+import type { Snapshot } from '../storage/history-repo.ts';
+import type { PostRow } from '../storage/posts-repo.ts';
+import type { CheckWrite, ClaimedAccount } from '../storage/tracking-repo.ts';
+import type { TrackerSettings } from './context.ts';
+
+export interface AccountResult {
+  write: CheckWrite;
+  snapshot: Snapshot | null;
+  posts: PostRow[];
+  verdict: CheckVerdict['kind'];
+}
+
+export interface ResultInput {
+  account: ClaimedAccount;
+  outcome: LookupOutcome | undefined;
+  /** Newly fetched posts (newest first), or undefined when the timeline was not read. */
+  newPosts: PlatformPost[] | undefined;
+  /** Stored posts of the last 30 days. */
+  storedPosts: readonly PostRow[];
+  now: number;
+  settings: TrackerSettings;
+  random: () => number;
+}
+
+export function verdictOf(outcome: LookupOutcome | undefined): CheckVerdict {
+  if (!outcome) return { kind: 'failed', reason: 'the platform did not answer for this account' };
+  switch (outcome.kind) {
+    case 'found':
+      return { kind: 'found', protected: outcome.user.profile.protected === true };
+    case 'not_found':
+      return { kind: 'not_found', reason: outcome.reason };
+    case 'suspended':
+      return { kind: 'suspended', reason: outcome.reason };
+    // A name the platform refuses outright cannot exist there.
+    case 'invalid':
+      return { kind: 'not_found', reason: outcome.reason };
+    case 'unknown':
+      return { kind: 'failed', reason: outcome.reason };
+  }
+}
+
+export function toPostRow(accountId: number, post: PlatformPost, now: number): PostRow {
+  const lang = detectLanguage(post.text, post.lang);
+  return {
+    account_id: accountId,
+    post_id: post.id,
+    created_at: Date.parse(post.createdAt) || now,
+    text: post.text,
+    url: post.url,
+    lang,
+    // The sentiment lexicon is English: a post known to be in another language gets no score.
+    sentiment: lang === null || lang === 'en' ? scoreSentiment(post.text) : null,
+    is_repost: post.isRepost ? 1 : 0,
+    is_reply: post.isReply ? 1 : 0,
+    likes: post.likes,
+    reposts: post.reposts,
+    replies: post.replies,
+    quotes: post.quotes,
+    hashtags: JSON.stringify(post.hashtags),
+    mentions: JSON.stringify(post.mentions),
+    domains: JSON.stringify(post.domains),
+    fetched_at: now,
+  };
+}
+
+function toAnalysisPost(row: PostRow): AnalysisPost {
+  const list = (text: string) => {
+    try {
+      return JSON.parse(text) as string[];
+    } catch {
+      return [];
+    }
+  };
+  return {
+    id: row.post_id,
+    createdAt: Number(row.created_at),
+    text: row.text,
+    url: row.url,
+    isRepost: row.is_repost === 1,
+    likes: Number(row.likes),
+    reposts: Number(row.reposts),
+    replies: Number(row.replies),
+    quotes: Number(row.quotes),
+    hashtags: list(row.hashtags),
+    mentions: list(row.mentions),
+    domains: list(row.domains),
+    lang: row.lang,
+    sentiment: row.sentiment === null ? null : Number(row.sentiment),
+  };
+}
+
+export function buildResult(input: ResultInput): AccountResult {
+  const { account, outcome, newPosts, storedPosts, now, settings, random } = input;
+  const verdict = verdictOf(outcome);
+  const change = nextState(account.status, account.consecutiveFailures, verdict, settings.intervalMs, random);
+  const write: CheckWrite = {
+    id: account.id,
+    status: change.status,
+    statusReason: change.statusReason,
+    nextCheckAt: now + change.delayMs,
+    consecutiveFailures: change.consecutiveFailures,
+    lastError: change.lastError,
+  };
+  if (verdict.kind !== 'failed') write.lastCheckedAt = now;
+  if (outcome?.kind !== 'found') return { write, snapshot: null, posts: [], verdict: verdict.kind };
+
+  const { user } = outcome;
+  write.platformUserId = user.platformUserId;
+  const renamed = validateUsername(account.platform, user.username);
+  if (renamed.ok && user.username !== account.username) {
+    write.username = renamed.username;
+    write.usernameKey = renamed.key;
+    // A different name (not just different case, not a DID resolved to its handle) is a rename.
+    if (renamed.key !== account.username.toLowerCase() && account.platformUserId !== null) {
+      write.renames = [...account.renames, { from: account.username, to: renamed.username, at: new Date(now).toISOString() }];
+    }
+  }
+  write.profile = user.profile;
+  write.metrics = { followers: user.followers, following: user.following, posts: user.posts, listed: user.listed, observedAt: new Date(now).toISOString() };
+  write.followers = user.followers;
+
+  const rows = (newPosts ?? []).map((post) => toPostRow(account.id, post, now));
+  if (newPosts !== undefined) {
+    write.postsSeenCount = user.posts;
+    if (rows[0]) write.lastPostId = rows[0].post_id;
+  }
+  const byId = new Map<string, PostRow>();
+  for (const row of storedPosts) byId.set(row.post_id, row);
+  for (const row of rows) byId.set(row.post_id, row);
+
+  const series = followerSeriesAppend(account.followerSeries, now, user.followers);
+  const analysis = analyzeAccount({
+    now,
+    intervalMs: settings.intervalMs,
+    observedAt: now,
+    followers: user.followers,
+    followerSeries: account.followerSeries,
+    posts: [...byId.values()].map(toAnalysisPost),
+  });
+  write.followerSeries = series;
+  write.analysis = analysis;
+  write.followersChange7d = analysis.followers.change7d;
+
+  const bucket = Math.floor(now / settings.historyBucketMs) * settings.historyBucketMs;
+  const snapshot: Snapshot = { account_id: account.id, bucket, observed_at: now, followers: user.followers, following: user.following, posts: user.posts, listed: user.listed };
+  return { write, snapshot, posts: rows, verdict: verdict.kind };
+}

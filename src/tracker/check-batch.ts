@@ -1,0 +1,65 @@
+// The tracker's unit of work: one claimed batch of a platform's accounts is looked up, its moved
+// accounts' new posts are read, and every account's result is written back under the lease. A
+// failed request fails the batch's accounts as a whole (they back off); one account's own error
+// never touches the others.
+import type { LookupOutcome, PlatformPost } from '../platforms/types.ts';
+import { PlatformError } from '../platforms/types.ts';
+import { recentPosts } from '../storage/posts-repo.ts';
+import { releaseLeases, type ClaimedAccount } from '../storage/tracking-repo.ts';
+import { buildResult, type AccountResult } from './account-result.ts';
+import type { TrackerContext } from './context.ts';
+import { fetchNewPosts, type PostsWanted } from './fetch-posts.ts';
+import { lookupBatch } from './lookup.ts';
+import { saveResults } from './save-results.ts';
+
+const ANALYSIS_WINDOW_MS = 30 * 86_400_000;
+
+export interface BatchReport {
+  checked: number;
+  /** Leases given back unchecked (rate limit, bad credentials, shutdown). */
+  released: number;
+  /** Results dropped because another tracker took the lease over. */
+  leaseLost: number;
+  /** The platform refused our credentials: the caller pauses the platform. */
+  unauthorized?: boolean;
+}
+
+export async function checkBatch(ctx: TrackerContext, accounts: readonly ClaimedAccount[], resolved: boolean, reserved: boolean): Promise<BatchReport> {
+  const started = performance.now();
+  const platform = ctx.lane.client.platform;
+  const keyOf = (a: ClaimedAccount) => (resolved ? (a.platformUserId ?? '') : a.username.toLowerCase());
+  const lookup = await lookupBatch(ctx, accounts.map(keyOf), resolved, reserved);
+  if (ctx.signal.aborted || (lookup instanceof PlatformError && (lookup.kind === 'rate_limited' || lookup.kind === 'unauthorized'))) {
+    // Not the accounts' fault: they stay due and any tracker may take them again.
+    const released = await releaseLeases(ctx.store.db, ctx.owner, accounts.map((a) => a.id));
+    const unauthorized = lookup instanceof PlatformError && lookup.kind === 'unauthorized';
+    return { checked: 0, released, leaseLost: 0, unauthorized };
+  }
+
+  const outcomes = lookup instanceof PlatformError ? new Map<string, LookupOutcome>() : lookup;
+  const failure = lookup instanceof PlatformError ? `${lookup.kind}: ${lookup.message}` : null;
+  const now0 = ctx.clock.now();
+  const wanted: PostsWanted[] = [];
+  const noPosts = new Set<number>();
+  for (const account of accounts) {
+    const outcome = outcomes.get(keyOf(account));
+    if (outcome?.kind !== 'found' || outcome.user.profile.protected === true) continue;
+    if (outcome.user.posts === account.postsSeenCount) continue;
+    if (outcome.user.posts === 0) noPosts.add(account.id);
+    else wanted.push({ accountId: account.id, platformUserId: outcome.user.platformUserId, sinceId: account.lastPostId });
+  }
+  const fetched: Map<number, PlatformPost[]> = await fetchNewPosts(ctx, wanted);
+  const found = accounts.filter((a) => outcomes.get(keyOf(a))?.kind === 'found').map((a) => a.id);
+  const stored = await recentPosts(ctx.store.reader, found, now0 - ANALYSIS_WINDOW_MS);
+
+  const now = ctx.clock.now();
+  const results: AccountResult[] = accounts.map((account) => {
+    const outcome = failure === null ? outcomes.get(keyOf(account)) : { kind: 'unknown' as const, reason: failure };
+    const newPosts = noPosts.has(account.id) ? [] : fetched.get(account.id);
+    return buildResult({ account, outcome, newPosts, storedPosts: stored.get(account.id) ?? [], now, settings: ctx.settings, random: ctx.random });
+  });
+  const saved = await saveResults(ctx, accounts, results, now);
+  for (const result of results) ctx.metrics.accountChecked(platform, result.verdict);
+  ctx.metrics.batchDone(platform, (performance.now() - started) / 1000, accounts.length);
+  return { checked: saved, released: 0, leaseLost: accounts.length - saved };
+}

@@ -1,0 +1,58 @@
+// Everything one tracker's units of work share: the store, a platform's client and its gates,
+// the clock, the settings, the metrics sink and the logger. Built once by the tracker loop.
+import type { Logger } from 'pino';
+import type { Platform } from '../domain/platforms.ts';
+import type { Endpoint, PlatformClient, PlatformErrorKind } from '../platforms/types.ts';
+import type { Store } from '../storage/store.ts';
+import type { RateGate } from './rate-gate.ts';
+import type { ReadBudget } from './read-budget.ts';
+import type { TrackerClock } from './tracker-clock.ts';
+
+export interface TrackerSettings {
+  intervalMs: number;
+  leaseMs: number;
+  /** Width of a history bucket: one snapshot per account per bucket. */
+  historyBucketMs: number;
+  /** Posts kept per account (the newest). */
+  postsPerAccount: number;
+  /** Posts asked for in one timeline read. */
+  postsPerFetch: number;
+  /** Lookup batches in flight at once per platform. */
+  batchesInFlight: number;
+  /** Timeline reads in flight at once per batch. */
+  postFetchesInFlight: number;
+}
+
+export interface TrackerMetrics {
+  platformRequest(platform: Platform, endpoint: Endpoint, outcome: 'ok' | PlatformErrorKind): void;
+  rateLimitWait(platform: Platform, ms: number): void;
+  batchDone(platform: Platform, seconds: number, accounts: number): void;
+  accountChecked(platform: Platform, verdict: string): void;
+}
+
+export const NO_METRICS: TrackerMetrics = {
+  platformRequest: () => {},
+  rateLimitWait: () => {},
+  batchDone: () => {},
+  accountChecked: () => {},
+};
+
+export interface PlatformLane {
+  client: PlatformClient;
+  gates: Record<'lookup' | 'posts', RateGate>;
+  /** Daily read budget (X); null when the platform does not bill reads. */
+  budget: ReadBudget | null;
+}
+
+export interface TrackerContext {
+  store: Store;
+  lane: PlatformLane;
+  clock: TrackerClock;
+  settings: TrackerSettings;
+  metrics: TrackerMetrics;
+  logger: Logger;
+  random: () => number;
+  /** Lease owner: this tracker's id. */
+  owner: string;
+  signal: AbortSignal;
+}

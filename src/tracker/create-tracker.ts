@@ -1,0 +1,40 @@
+// Builds a tracker from the configuration: one client per platform, the settings, the budgets.
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import { createBlueskyClient } from '../platforms/bluesky.ts';
+import { createXClient } from '../platforms/x.ts';
+import type { Store } from '../storage/store.ts';
+import type { TrackerMetrics, TrackerSettings } from './context.ts';
+import { Tracker } from './tracker.ts';
+import { systemTrackerClock, type TrackerClock } from './tracker-clock.ts';
+
+/** Posts kept per account: enough for 30 days of analysis for all but the busiest accounts. */
+export const POSTS_PER_ACCOUNT = 200;
+
+export function trackerSettings(config: Config): TrackerSettings {
+  return {
+    intervalMs: config.trackIntervalMs,
+    leaseMs: config.trackLeaseMs,
+    historyBucketMs: config.historyBucketMs,
+    postsPerAccount: POSTS_PER_ACCOUNT,
+    postsPerFetch: 100,
+    batchesInFlight: 4,
+    postFetchesInFlight: 8,
+  };
+}
+
+export function createTracker(config: Config, store: Store, logger: Logger, options: { clock?: TrackerClock; metrics?: TrackerMetrics } = {}): Tracker {
+  const clock = options.clock ?? systemTrackerClock;
+  return new Tracker({
+    store,
+    clients: [
+      createXClient({ baseUrl: config.xApiBaseUrl, bearerToken: config.xBearerToken, now: clock.now }),
+      createBlueskyClient({ baseUrl: config.blueskyApiBaseUrl, now: clock.now }),
+    ],
+    clock,
+    settings: trackerSettings(config),
+    logger: logger.child({ component: 'tracker' }),
+    dailyReadBudgets: { x: config.xDailyReadBudget },
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+  });
+}

@@ -1,0 +1,45 @@
+// New posts for the accounts whose post count moved since their timeline was last read. Timeline
+// reads are the scarcest budget, so a read that would have to wait for the rate limit (or exceed
+// the daily budget) is skipped: the post count stays unseen and the next check tries again.
+import type { PlatformPost } from '../platforms/types.ts';
+import { PlatformError } from '../platforms/types.ts';
+import type { TrackerContext } from './context.ts';
+
+export interface PostsWanted {
+  accountId: number;
+  platformUserId: string;
+  sinceId: string | null;
+}
+
+/** Posts per account id, newest first; accounts whose read was skipped or failed are absent. */
+export async function fetchNewPosts(ctx: TrackerContext, wanted: readonly PostsWanted[]): Promise<Map<number, PlatformPost[]>> {
+  const { lane, metrics, settings, signal, logger } = ctx;
+  const platform = lane.client.platform;
+  const fetched = new Map<number, PlatformPost[]>();
+  let next = 0;
+  const worker = async () => {
+    while (next < wanted.length && !signal.aborted) {
+      const item = wanted[next++];
+      if (!item) break;
+      if (lane.budget && !(await lane.budget.allows(settings.postsPerFetch))) return;
+      if (!lane.gates.posts.tryAcquire()) return;
+      try {
+        const result = await lane.client.fetchPosts(item.platformUserId, item.sinceId, settings.postsPerFetch, signal);
+        lane.gates.posts.settle(result.rateLimit);
+        metrics.platformRequest(platform, 'posts', 'ok');
+        await lane.budget?.spend(result.reads);
+        fetched.set(item.accountId, result.value);
+      } catch (error) {
+        if (!(error instanceof PlatformError)) {
+          lane.gates.posts.cancel();
+          throw error;
+        }
+        lane.gates.posts.settle(error.rateLimit, error.kind === 'rate_limited' ? error.retryAt : null);
+        metrics.platformRequest(platform, 'posts', error.kind);
+        logger.debug({ platform, account: item.accountId, kind: error.kind }, 'timeline read failed; retried at the next check');
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(settings.postFetchesInFlight, wanted.length) }, worker));
+  return fetched;
+}
