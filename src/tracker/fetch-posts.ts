@@ -21,8 +21,11 @@ export async function fetchNewPosts(ctx: TrackerContext, wanted: readonly PostsW
     while (next < wanted.length && !signal.aborted) {
       const item = wanted[next++];
       if (!item) break;
-      if (lane.budget && !(await lane.budget.allows(settings.postsPerFetch))) return;
-      if (!lane.gates.posts.tryAcquire()) return;
+      if (lane.budget && !(await lane.budget.tryReserve(settings.postsPerFetch))) return;
+      if (!lane.gates.posts.tryAcquire()) {
+        lane.budget?.release(settings.postsPerFetch);
+        return;
+      }
       try {
         const result = await lane.client.fetchPosts(item.platformUserId, item.sinceId, settings.postsPerFetch, signal);
         lane.gates.posts.settle(result.rateLimit);
@@ -37,6 +40,8 @@ export async function fetchNewPosts(ctx: TrackerContext, wanted: readonly PostsW
         lane.gates.posts.settle(error.rateLimit, error.kind === 'rate_limited' ? error.retryAt : null);
         metrics.platformRequest(platform, 'posts', error.kind);
         logger.debug({ platform, account: item.accountId, kind: error.kind }, 'timeline read failed; retried at the next check');
+      } finally {
+        lane.budget?.release(settings.postsPerFetch);
       }
     }
   };

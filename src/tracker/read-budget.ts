@@ -9,6 +9,7 @@ import type { TrackerClock } from './tracker-clock.ts';
 export class ReadBudget {
   private day = '';
   private used = 0;
+  private reserved = 0;
   private readonly db: Kysely<Database>;
   private readonly platform: Platform;
   readonly limit: number;
@@ -29,10 +30,19 @@ export class ReadBudget {
     }
   }
 
-  /** True when `reads` more reads fit in today's budget. */
-  async allows(reads: number): Promise<boolean> {
+  /**
+   * Holds `reads` of today's budget for a request about to go, if they fit beside what is spent
+   * and what requests in flight hold. Give them back with release() once the request has spent.
+   */
+  async tryReserve(reads: number): Promise<boolean> {
     await this.refresh();
-    return this.used + reads <= this.limit;
+    if (this.used + this.reserved + reads > this.limit) return false;
+    this.reserved += reads;
+    return true;
+  }
+
+  release(reads: number): void {
+    this.reserved = Math.max(0, this.reserved - reads);
   }
 
   async spend(reads: number): Promise<void> {

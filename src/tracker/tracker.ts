@@ -137,47 +137,63 @@ export class Tracker {
       signal: this.abort.signal,
     };
     const worker = async () => {
-      while (!this.stopping && lane.pausedUntil <= clock.now()) {
-        if (lane.budget && !(await lane.budget.allows(lane.client.batchSize))) {
+      let more = true;
+      while (more && !this.stopping && lane.pausedUntil <= clock.now()) {
+        // The reads a batch may cost are held before claiming, so workers in parallel cannot
+        // together overspend the day's budget.
+        const reads = lane.client.batchSize;
+        if (lane.budget && !(await lane.budget.tryReserve(reads))) {
           this.pause(lane, lane.budget.nextDayAt(), 'daily read budget spent');
           return;
         }
-        const waitedBefore = lane.gates.lookup.waitedMs;
-        if (!(await lane.gates.lookup.acquire(this.abort.signal))) return;
-        context.metrics.rateLimitWait(lane.client.platform, lane.gates.lookup.waitedMs - waitedBefore);
-        if (this.stopping) {
-          lane.gates.lookup.cancel();
-          return;
-        }
-        const claim = { platform: lane.client.platform, owner: this.owner, now: clock.now(), leaseMs: settings.leaseMs, limit: lane.client.batchSize };
-        // Names never resolved go first: they are new, and a user is waiting to see them.
-        let resolved = false;
-        let accounts = await claimDueAccounts(store.db, store.caps, { ...claim, resolved });
-        if (accounts.length === 0) {
-          resolved = true;
-          accounts = await claimDueAccounts(store.db, store.caps, { ...claim, resolved });
-        }
-        if (accounts.length === 0) {
-          lane.gates.lookup.cancel();
-          return;
-        }
         try {
-          const result = await checkBatch(context, accounts, resolved, true);
-          report.checked += result.checked;
-          report.released += result.released;
-          report.leaseLost += result.leaseLost;
-          if (result.unauthorized) this.pause(lane, clock.now() + UNAUTHORIZED_PAUSE_MS, 'the platform refused our credentials');
-        } catch (error) {
-          // Whatever broke (the store, a shutdown abort), the accounts go back to the pool.
-          report.released += await releaseLeases(store.db, this.owner, accounts.map((a) => a.id)).catch(() => 0);
-          if (!this.abort.signal.aborted) {
-            logger.error({ err: error, platform: lane.client.platform }, 'batch failed; its accounts were released');
-            await clock.sleep(1_000, this.abort.signal);
-          }
+          more = await this.claimAndCheck(lane, context, report);
+        } finally {
+          lane.budget?.release(reads);
         }
       }
     };
     await Promise.all(Array.from({ length: settings.batchesInFlight }, worker));
+  }
+
+  /** One batch: wait for the rate gate, claim, check. Returns false when nothing was due. */
+  private async claimAndCheck(lane: Lane, context: TrackerContext, report: TickReport): Promise<boolean> {
+    const { clock, store, settings, logger } = this.options;
+    // The gate is passed before claiming, so a lease is never held while waiting for a window.
+    const waitedBefore = lane.gates.lookup.waitedMs;
+    if (!(await lane.gates.lookup.acquire(this.abort.signal))) return false;
+    context.metrics.rateLimitWait(lane.client.platform, lane.gates.lookup.waitedMs - waitedBefore);
+    if (this.stopping) {
+      lane.gates.lookup.cancel();
+      return false;
+    }
+    const claim = { platform: lane.client.platform, owner: this.owner, now: clock.now(), leaseMs: settings.leaseMs, limit: lane.client.batchSize };
+    // Names never resolved go first: they are new, and a user is waiting to see them.
+    let resolved = false;
+    let accounts = await claimDueAccounts(store.db, store.caps, { ...claim, resolved });
+    if (accounts.length === 0) {
+      resolved = true;
+      accounts = await claimDueAccounts(store.db, store.caps, { ...claim, resolved });
+    }
+    if (accounts.length === 0) {
+      lane.gates.lookup.cancel();
+      return false;
+    }
+    try {
+      const result = await checkBatch(context, accounts, resolved, true);
+      report.checked += result.checked;
+      report.released += result.released;
+      report.leaseLost += result.leaseLost;
+      if (result.unauthorized) this.pause(lane, clock.now() + UNAUTHORIZED_PAUSE_MS, 'the platform refused our credentials');
+    } catch (error) {
+      // Whatever broke (the store, a shutdown abort), the accounts go back to the pool.
+      report.released += await releaseLeases(store.db, this.owner, accounts.map((a) => a.id)).catch(() => 0);
+      if (!this.abort.signal.aborted) {
+        logger.error({ err: error, platform: lane.client.platform }, 'batch failed; its accounts were released');
+        await clock.sleep(1_000, this.abort.signal);
+      }
+    }
+    return true;
   }
 
   private pause(lane: Lane, until: number, reason: string): void {

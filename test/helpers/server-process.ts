@@ -1,4 +1,4 @@
-// Runs `perch serve` as a real child process, for tests that kill it or send it signals.
+// Runs `perch serve` or `perch worker` as a real child process, for tests that kill it or send it signals.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
@@ -14,7 +14,16 @@ export interface ServerProcess {
 }
 
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
+  return startPerch('serve', env);
+}
+
+/** `perch worker` (the tracker alone); `url` is empty, as a worker does not listen. */
+export async function startWorker(env: Record<string, string>): Promise<ServerProcess> {
+  return startPerch('worker', env);
+}
+
+async function startPerch(command: 'serve' | 'worker', env: Record<string, string>): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', command], {
     cwd: new URL('../..', import.meta.url).pathname,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', TRACKER: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -47,6 +56,10 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
       waiters.push({ predicate, resolve: (line) => (clearTimeout(timer), resolve(line)) });
       void exited.then(() => reject(new Error(`server exited; stderr: ${stderr}`)));
     });
+  if (command === 'worker') {
+    await waitForLog((line) => line.msg === 'worker started');
+    return { child, url: '', lines, waitForLog, exited };
+  }
   const listening = await waitForLog((line) => typeof line.msg === 'string' && line.msg.startsWith('Server listening at'));
   const url = String(listening.msg).replace('Server listening at ', '');
   return { child, url, lines, waitForLog, exited };
