@@ -13,7 +13,7 @@ export interface Metrics {
 
 export function createMetrics(store: Store, clock: Clock): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'perch_process_' });
+  collectDefaultMetrics({ register: registry, prefix: 'perch_' });
   const requests = new Counter({
     name: 'perch_platform_requests_total',
     help: 'Requests sent to a platform, by endpoint and outcome (ok, rate_limited, unavailable, bad_response, unauthorized, invalid_request).',

@@ -30,6 +30,15 @@ program
   .action(async () => runWorker(loadConfig({ tracker: true })));
 
 program
+  .command('demo')
+  .description('run perch on a temporary store against simulated X and Bluesky servers (no network, no credentials)')
+  .action(async () => {
+    // The simulation lives beside the tests (it is their local platform servers), not in src/.
+    const { runDemo } = await import('../../demo/run.ts');
+    await runDemo();
+  });
+
+program
   .command('migrate')
   .description('bring the database schema up to date, then exit')
   .action(async () => {

@@ -261,6 +261,11 @@ export class BlueskyWorld {
     return false;
   }
 
+  /** Every user, whatever their state (the demo walks them to make the world change). */
+  allUsers(): IterableIterator<BlueskyUser> {
+    return this.users.values();
+  }
+
   private insert(did: string, entry: FeedEntry): void {
     const feed = this.feeds.get(did) ?? [];
     this.feeds.set(did, feed);

@@ -1,0 +1,75 @@
+// `npm run demo` / `perch demo`: perch on a temporary SQLite file, tracking a few hundred
+// simulated accounts on local X and Bluesky servers, so statuses, history, posts and analysis
+// appear within a minute with no credentials and no network. Ctrl-C stops it and deletes the data.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createConfig } from '../src/config.ts';
+import { runServer } from '../src/main.ts';
+import { systemClock } from '../src/services/clock.ts';
+import { commitImport, planImport } from '../src/services/import-accounts.ts';
+import { openStore } from '../src/storage/store.ts';
+import { countByStatus } from '../src/storage/tracking-repo.ts';
+import { DEMO_X_TOKEN, evolve, startSimulation } from './simulation.ts';
+
+const EVOLVE_EVERY_MS = 5_000;
+const REPORT_EVERY_MS = 10_000;
+
+export async function runDemo(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'perch-demo-'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const sim = await startSimulation();
+  const adminKey = `perch-demo-admin-${randomBytes(16).toString('hex')}`;
+  const config = createConfig({
+    PORT: env.PORT ?? '3000',
+    HOST: env.HOST ?? '127.0.0.1',
+    LOG_LEVEL: env.LOG_LEVEL ?? 'warn',
+    DATABASE_URL: `file:${join(dir, 'perch.db')}`,
+    ADMIN_API_KEY: adminKey,
+    X_BEARER_TOKEN: DEMO_X_TOKEN,
+    X_API_BASE_URL: sim.x.url,
+    BLUESKY_API_BASE_URL: sim.bsky.url,
+    // Fast on purpose: accounts are re-checked every 20 s and history keeps a point per minute.
+    TRACK_INTERVAL: '20s',
+    HISTORY_BUCKET: '1m',
+    TRACK_LEASE: '1m',
+    // The simulated X bills nothing; a real budget would run out in minutes at this pace.
+    X_DAILY_READ_BUDGET: '100000000',
+  });
+
+  const store = await openStore(config.databaseUrl);
+  const report = await commitImport(store, await planImport(sim.csv, config), { actor: 'demo', source: 'demo', clock: systemClock });
+  setInterval(() => evolve(sim), EVOLVE_EVERY_MS).unref();
+
+  await runServer(config, 'serve');
+  const base = `http://${config.host}:${config.port}`;
+  process.stdout.write(
+    [
+      '',
+      `  perch demo: ${report.inserted} simulated accounts (X and Bluesky) on local servers; data in ${dir} (deleted on exit).`,
+      `  API: ${base}/api   docs: ${base}/api/docs   metrics: ${base}/metrics`,
+      `  Admin key (demo only): ${adminKey}`,
+      '',
+      '  Try:',
+      `    curl -s -H 'x-api-key: ${adminKey}' '${base}/api/?status=active&sort=-followers&limit=5'`,
+      `    curl -s -H 'x-api-key: ${adminKey}' '${base}/api/health'`,
+      `    curl -s -H 'x-api-key: ${adminKey}' '${base}/api/accounts/x/${sim.csv.split('\n')[1]?.split(',')[0]}/history'`,
+      `    curl -s -H 'x-api-key: ${adminKey}' '${base}/api/accounts/x/${sim.csv.split('\n')[1]?.split(',')[0]}/posts'`,
+      '',
+      '  Ctrl-C stops the demo.',
+      '',
+    ].join('\n'),
+  );
+  // Progress on the terminal: how many accounts the tracker has reached so far.
+  setInterval(() => {
+    void countByStatus(store.reader).then(
+      (rows) => {
+        const byStatus = new Map<string, number>();
+        for (const row of rows) byStatus.set(row.status, (byStatus.get(row.status) ?? 0) + row.n);
+        process.stdout.write(`  ${new Date().toISOString().slice(11, 19)}  ${[...byStatus].map(([status, n]) => `${status} ${n}`).join(' · ')}\n`);
+      },
+      () => {},
+    );
+  }, REPORT_EVERY_MS).unref();
+}
