@@ -11,6 +11,8 @@ import { MAX_PARAM_LENGTH, registerRouteTable } from './http/route-table.ts';
 import { registerValidation } from './http/validation.ts';
 import { AccountSchema, ProblemSchema } from './http/schemas.ts';
 import { registerIdentityEncodingOnly, registerSecurityHeaders, registerShutdownGate } from './http/security-headers.ts';
+import accountHistoryRoutes from './http/routes/account-history.ts';
+import accountPostsRoutes from './http/routes/account-posts.ts';
 import accountRoutes from './http/routes/accounts.ts';
 import adminAccountRoutes from './http/routes/admin-accounts.ts';
 import apiKeyRoutes from './http/routes/api-keys.ts';
@@ -19,6 +21,7 @@ import healthRoutes from './http/routes/health.ts';
 import importRoutes from './http/routes/imports.ts';
 import insertRoutes from './http/routes/insert.ts';
 import meRoutes from './http/routes/me.ts';
+import metricsRoutes from './http/routes/metrics.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 let requestCounter = 0;
@@ -82,8 +85,11 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
 
   await app.register(docsRoutes);
   await app.register(healthRoutes, deps);
+  await app.register(metricsRoutes, deps);
   await app.register(meRoutes);
   await app.register(accountRoutes, deps);
+  await app.register(accountHistoryRoutes, deps);
+  await app.register(accountPostsRoutes, deps);
   await app.register(insertRoutes, deps);
   await app.register(adminAccountRoutes, deps);
   await app.register(importRoutes, deps);

@@ -97,7 +97,8 @@ describe('errors and protocol', () => {
       const success = JSON.stringify(Object.entries(op.responses).filter(([status]) => status.startsWith('2')));
       const referenced = [...success.matchAll(/#\/components\/schemas\/(\w+)/g)].map((m) => doc.components.schemas[m[1] ?? '']);
       assert.ok(success.includes('"example') || referenced.some((schema) => JSON.stringify(schema).includes('"examples"')), `${name} has an example`);
-      if (!name.includes('/health')) assert.deepEqual(op.security, [{ apiKey: [] }], `${name} declares its security`);
+      // Health and metrics are public, for probes and scrapers.
+      if (!name.includes('/health') && !name.endsWith('/metrics')) assert.deepEqual(op.security, [{ apiKey: [] }], `${name} declares its security`);
     }
     const page = await test.app.inject({ method: 'GET', url: '/api/docs/' });
     assert.equal(page.statusCode, 200);

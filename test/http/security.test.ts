@@ -16,6 +16,8 @@ const SAMPLES: Record<string, Sample> = {
   'GET /api/me': () => ({ method: 'GET', url: '/api/me' }),
   'GET /api/': () => ({ method: 'GET', url: '/api/?username=jack' }),
   'GET /api/accounts/:platform/:username': () => ({ method: 'GET', url: '/api/accounts/x/jack' }),
+  'GET /api/accounts/:platform/:username/history': () => ({ method: 'GET', url: '/api/accounts/x/jack/history?format=csv' }),
+  'GET /api/accounts/:platform/:username/posts': () => ({ method: 'GET', url: '/api/accounts/x/jack/posts' }),
   'POST /api/admin/insert': () => ({ method: 'POST', url: '/api/admin/insert', payload: { file: 'username\nnewname\n' } }),
   'PATCH /api/admin/accounts/:platform/:username': () => ({ method: 'PATCH', url: '/api/admin/accounts/x/jack', payload: { tags: ['a'] } }),
   'DELETE /api/admin/accounts/:platform/:username': async (t) => {
@@ -23,6 +25,7 @@ const SAMPLES: Record<string, Sample> = {
     await t.app.inject({ method: 'POST', url: '/api/admin/insert', headers: { 'x-api-key': ADMIN_KEY }, payload: { file: name } });
     return { method: 'DELETE', url: `/api/admin/accounts/x/${name}` };
   },
+  'POST /api/admin/accounts/:platform/:username/refresh': () => ({ method: 'POST', url: '/api/admin/accounts/x/jack/refresh' }),
   'GET /api/admin/imports': () => ({ method: 'GET', url: '/api/admin/imports' }),
   'GET /api/admin/audit': () => ({ method: 'GET', url: '/api/admin/audit' }),
   'POST /api/admin/api-keys': () => ({ method: 'POST', url: '/api/admin/api-keys', payload: { role: 'app', username: 'carol' } }),

@@ -1,0 +1,103 @@
+// One account's recent posts with their metrics, newest first, paged by cursor.
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { findAccountRowId } from '../../storage/history-repo.ts';
+import { listPosts, type PostRow } from '../../storage/posts-repo.ts';
+import type { AppDeps } from '../deps.ts';
+import { PlatformSchema, problems } from '../schemas.ts';
+import { notTracked, refOrThrow } from './accounts.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
+
+const Params = Type.Object({ platform: PlatformSchema, username: Type.String({ minLength: 1, maxLength: 300 }) });
+const Query = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Posts per page, 1-100 (20).' })),
+    cursor: Type.Optional(Type.String({ maxLength: 1_000 })),
+  },
+  { additionalProperties: false },
+);
+
+const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const Post = Type.Object({
+  id: Type.String({ description: "The platform's id of the post (X: numeric id, Bluesky: at:// URI)." }),
+  createdAt: Type.String(),
+  text: Type.String(),
+  url: nullable(Type.String()),
+  lang: nullable(Type.String()),
+  sentiment: nullable(Type.Number({ description: 'Sentiment score of the text, -1 (negative) to 1 (positive).' })),
+  isRepost: Type.Boolean(),
+  isReply: Type.Boolean(),
+  metrics: Type.Object({ likes: Type.Integer(), reposts: Type.Integer(), replies: Type.Integer(), quotes: Type.Integer() }),
+  hashtags: Type.Array(Type.String()),
+  mentions: Type.Array(Type.String()),
+  domains: Type.Array(Type.String()),
+});
+const PostsPage = Type.Object(
+  { data: Type.Array(Post), nextCursor: nullable(Type.String()) },
+  {
+    examples: [
+      {
+        data: [
+          {
+            id: '1861000000000000000', createdAt: '2026-11-23T11:58:00.000Z', text: 'Shipping today #launch', url: 'https://x.com/jack/status/1861000000000000000',
+            lang: 'en', sentiment: 0.4, isRepost: false, isReply: false, metrics: { likes: 120, reposts: 14, replies: 9, quotes: 2 },
+            hashtags: ['launch'], mentions: [], domains: [],
+          },
+        ],
+        nextCursor: null,
+      },
+    ],
+  },
+);
+
+function strings(text: string): string[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+const toPost = (row: PostRow) => ({
+  id: row.post_id,
+  createdAt: new Date(row.created_at).toISOString(),
+  text: row.text,
+  url: row.url,
+  lang: row.lang,
+  sentiment: row.sentiment,
+  isRepost: Boolean(row.is_repost),
+  isReply: Boolean(row.is_reply),
+  metrics: { likes: row.likes, reposts: row.reposts, replies: row.replies, quotes: row.quotes },
+  hashtags: strings(row.hashtags),
+  mentions: strings(row.mentions),
+  domains: strings(row.domains),
+});
+
+export default async function accountPostsRoutes(root: FastifyInstance, deps: AppDeps) {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
+  const { reader } = deps.store;
+
+  app.get('/api/accounts/:platform/:username/posts', {
+    config: { access: 'app' },
+    schema: {
+      summary: 'Recent posts of an account',
+      description: 'The posts the tracker has stored (the newest ones, capped per account), newest first, with their metrics and entities. `limit` 1-100 (20); pass `nextCursor` back as `cursor`.',
+      tags: ['accounts'],
+      params: Params,
+      querystring: Query,
+      response: { 200: PostsPage, ...problems(400, 401, 404, 429) },
+    },
+    handler: async (request) => {
+      const { platform, username } = request.params;
+      const ref = refOrThrow(username, platform, deps);
+      const before = request.query.cursor === undefined ? undefined : decodeCursor(request.query.cursor, 'posts', ['int', 'text'] as const);
+      const accountId = await findAccountRowId(reader, ref);
+      if (accountId === null) throw notTracked(username);
+      const page = await listPosts(reader, accountId, request.query.limit ?? 20, before);
+      const last = page.rows.at(-1);
+      return { data: page.rows.map(toPost), nextCursor: page.more && last ? encodeCursor(['posts', last.created_at, last.post_id]) : null };
+    },
+  });
+}
