@@ -1,6 +1,6 @@
 // What the tracker keeps: metric snapshots (one per account per time bucket), recent posts, the
 // compact follower series analysis reads, and the platforms' daily read counts.
-import type { Kysely, Migration } from 'kysely';
+import { sql, type Kysely, type Migration } from 'kysely';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- migrations run against the schema as it was then */
 export function trackingSchema(): Migration {
@@ -10,7 +10,10 @@ export function trackingSchema(): Migration {
       // The post count when the timeline was last read: posts are fetched only when it moved.
       await db.schema.alterTable('accounts').addColumn('posts_seen_count', 'bigint').execute();
       await db.schema.alterTable('accounts').addColumn('follower_series', 'text').execute();
-      await db.schema.createIndex('accounts_claim').on('accounts').columns(['platform', 'next_check_at']).execute();
+      // Claims walk due accounts in (next_check_at, id) order. Names never resolved are claimed
+      // first, through their own partial index, so that query never scans the resolved ones.
+      await db.schema.createIndex('accounts_claim').on('accounts').columns(['platform', 'next_check_at', 'id']).execute();
+      await db.schema.createIndex('accounts_unresolved').on('accounts').columns(['platform', 'next_check_at', 'id']).where(sql.ref('platform_user_id'), 'is', null).execute();
 
       await db.schema
         .createTable('metric_snapshots')

@@ -1,0 +1,142 @@
+// Bench: the tracker refreshing 100,000 X accounts against the local X server (in its own process),
+// a tenth of them with a new post each round; then the same against a rate-limited X server.
+// Baseline (same run): the X client alone fetching the same 100,000 users by id, storing nothing.
+// Run: npm run bench -- tracker   (env BENCH_TRACKER_ACCOUNTS, BENCH_TMPDIR)
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createConfig } from '../src/config.ts';
+import { createLogger } from '../src/logger.ts';
+import { createBlueskyClient } from '../src/platforms/bluesky.ts';
+import { createXClient } from '../src/platforms/x.ts';
+import { systemClock } from '../src/services/clock.ts';
+import { commitImport, planImport } from '../src/services/import-accounts.ts';
+import { openStore, type Store } from '../src/storage/store.ts';
+import { trackerSettings } from '../src/tracker/create-tracker.ts';
+import { Tracker } from '../src/tracker/tracker.ts';
+import { systemTrackerClock } from '../src/tracker/tracker-clock.ts';
+import type { FakeXCommand, FakeXStats } from './lib/fake-x-child.ts';
+import { figure, fmt, heading, summary, target, type Verdict } from './lib/report.ts';
+
+const ACCOUNTS = Number(process.env.BENCH_TRACKER_ACCOUNTS ?? 100_000);
+const ROUNDS = 3;
+const POSTING_SHARE = 0.1;
+const LIMIT = 20;
+const WINDOW_MS = 5_000;
+const LIMITED_WINDOWS = 4;
+const TOKEN = 'bench-x-token';
+
+interface FakeChild {
+  url: string;
+  child: ChildProcess;
+  ask(command: FakeXCommand): Promise<{ type: string; stats?: FakeXStats }>;
+}
+
+async function startFake(): Promise<FakeChild> {
+  const child = fork(new URL('./lib/fake-x-child.ts', import.meta.url).pathname, { execArgv: ['--import', 'tsx'], env: { ...process.env, FAKE_X_USERS: String(ACCOUNTS) } });
+  process.on('exit', () => child.kill('SIGKILL'));
+  const url = await new Promise<string>((resolve) => child.once('message', (m: { url: string }) => resolve(m.url)));
+  const ask = (command: FakeXCommand) =>
+    new Promise<{ type: string; stats?: FakeXStats }>((resolve) => {
+      child.once('message', resolve);
+      child.send(command);
+    });
+  return { url, child, ask };
+}
+
+async function openBenchStore(dir: string, name: string): Promise<{ store: Store; config: ReturnType<typeof createConfig> }> {
+  const config = createConfig({ DATABASE_URL: `file:${join(dir, `${name}.db`)}`, KEY_HASH_SECRET: 'bench-key-hash-secret-0123456789abcdefghijklmnop', X_DAILY_READ_BUDGET: '1000000000' });
+  const store = await openStore(config.databaseUrl);
+  const csv = `username\n${Array.from({ length: ACCOUNTS }, (_, i) => `user${i}`).join('\n')}\n`;
+  await commitImport(store, await planImport(csv, config), { actor: 'bench', source: 'bench', clock: systemClock });
+  return { store, config };
+}
+
+function tracker(store: Store, config: ReturnType<typeof createConfig>, url: string): Tracker {
+  return new Tracker({
+    store,
+    clients: [createXClient({ baseUrl: url, bearerToken: TOKEN }), createBlueskyClient({ baseUrl: 'http://127.0.0.1:9' })],
+    clock: systemTrackerClock,
+    settings: trackerSettings(config),
+    logger: createLogger('warn'),
+    dailyReadBudgets: { x: config.xDailyReadBudget },
+  });
+}
+
+async function makeAllDue(store: Store): Promise<void> {
+  await store.db.updateTable('accounts').set({ next_check_at: Date.now() }).execute();
+}
+
+/** The baseline: the client alone fetching every user by id, 4 batches in flight, nothing stored. */
+async function clientOnly(url: string, ids: string[]): Promise<number> {
+  const client = createXClient({ baseUrl: url, bearerToken: TOKEN });
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (next < ids.length) {
+        const batch = ids.slice(next, next + 100);
+        next += 100;
+        await client.lookupByIds(batch);
+      }
+    }),
+  );
+  return ids.length / ((performance.now() - started) / 1000);
+}
+
+const verdicts: Verdict[] = [];
+const dir = await mkdtemp(join(process.env.BENCH_TMPDIR ?? tmpdir(), 'perch-bench-tracker-'));
+const fake = await startFake();
+try {
+  heading(`Unlimited local X: ${fmt.int(ACCOUNTS)} accounts, ${POSTING_SHARE * 100}% with a new post each round`);
+  const { store, config } = await openBenchStore(dir, 'unlimited');
+  const t = tracker(store, config, fake.url);
+  let started = performance.now();
+  await t.tick();
+  figure('first round (resolve names, read timelines)', `${fmt.int(ACCOUNTS / ((performance.now() - started) / 1000))}/s`);
+  const ids = (await store.db.selectFrom('accounts').select('platform_user_id').execute()).map((r) => r.platform_user_id ?? '');
+  await fake.ask({ type: 'reset' });
+  const rates: number[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    await fake.ask({ type: 'post', fraction: POSTING_SHARE });
+    await makeAllDue(store);
+    started = performance.now();
+    const report = await t.tick();
+    const rate = report.checked / ((performance.now() - started) / 1000);
+    rates.push(rate);
+    figure(`round ${round}: ${fmt.int(report.checked)} refreshed`, `${fmt.int(rate)}/s`);
+  }
+  const { stats } = await fake.ask({ type: 'stats' });
+  const baseline = await clientOnly(fake.url, ids);
+  figure('baseline: X client alone, lookups by id', `${fmt.int(baseline)}/s`, 'no storage, no timelines');
+  const mean = rates.reduce((a, b) => a + b, 0) / rates.length;
+  verdicts.push(target('account refreshes per second (rounds 1-3)', `${fmt.int(mean)}/s`, '≥ 5,000/s', mean >= 5_000));
+  figure('share of the baseline', fmt.ratio(mean / baseline));
+  const perRequest = (stats?.lookupKeys ?? 0) / Math.max(1, stats?.lookupOk ?? 1);
+  figure('mean usernames (ids) per lookup request', perRequest.toFixed(1), `${fmt.int(stats?.lookupOk ?? 0)} lookups, ${fmt.int(stats?.timelineRequests ?? 0)} timeline reads`);
+  await t.stop(0);
+  await store.close();
+
+  heading(`Rate-limited local X: ${LIMIT} lookups per ${WINDOW_MS / 1000} s window, ${LIMITED_WINDOWS} windows`);
+  await fake.ask({ type: 'limit', limit: LIMIT, windowMs: WINDOW_MS });
+  await fake.ask({ type: 'reset' });
+  const limited = await openBenchStore(dir, 'limited');
+  const lt = tracker(limited.store, limited.config, fake.url);
+  lt.start();
+  // The first lookup opens the first window; stop just before the last window would close.
+  const opened = Date.now();
+  await new Promise((resolve) => setTimeout(resolve, LIMITED_WINDOWS * WINDOW_MS - 250));
+  await lt.stop(2_000);
+  const limitedStats = (await fake.ask({ type: 'stats' })).stats;
+  const allowed = LIMIT * LIMITED_WINDOWS;
+  const used = limitedStats?.lookupOk ?? 0;
+  figure('lookups allowed in the run', fmt.int(allowed), `first lookup ${(limitedStats?.firstLookupAt ?? opened) - opened} ms after start`);
+  verdicts.push(target('share of allowed lookups used', `${((used / allowed) * 100).toFixed(1)}%`, '≥ 95%', used / allowed >= 0.95));
+  verdicts.push(target('429s caused', fmt.int(limitedStats?.tooManyRequests ?? 0), '0', (limitedStats?.tooManyRequests ?? 0) === 0));
+  await limited.store.close();
+  summary(verdicts);
+} finally {
+  fake.child.kill('SIGTERM');
+  await rm(dir, { recursive: true, force: true });
+}
