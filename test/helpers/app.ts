@@ -6,6 +6,7 @@ import { createConfig, type Config } from '../../src/config.ts';
 import type { AppDeps } from '../../src/http/deps.ts';
 import { createLogger } from '../../src/logger.ts';
 import { composeApp } from '../../src/main.ts';
+import type { Tracker } from '../../src/tracker/tracker.ts';
 import { freshStoreUrl } from './store-url.ts';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789abcdefghijklmnop';
@@ -29,6 +30,8 @@ export interface TestApp {
   storeDir: string | null;
   /** The admin key printed at a first start without ADMIN_API_KEY. */
   firstAdminKey: string | null;
+  /** The app's own tracker (built, not started), or null with TRACKER=off. */
+  tracker: Tracker | null;
   /** Creates a key through the API and returns its plaintext and id. */
   createKey(role: 'app' | 'admin', extra?: Record<string, unknown>): Promise<{ apiKey: string; id: string }>;
 }
@@ -47,7 +50,7 @@ export async function build(t: TestContext, overrides: Partial<Config> = {}, env
     },
   });
   const clock = new TestClock();
-  const { app, deps, firstAdminKey } = await composeApp(config, { logger: createLogger(config.logLevel, { destination, pretty: false }), clock });
+  const { app, deps, firstAdminKey, tracker } = await composeApp(config, { logger: createLogger(config.logLevel, { destination, pretty: false }), clock, trackerClock: { now: clock.now, sleep: async () => {} } });
   t.after(async () => {
     await app.close();
     await store.drop();
@@ -62,6 +65,7 @@ export async function build(t: TestContext, overrides: Partial<Config> = {}, env
     logs,
     storeDir: store.dir,
     firstAdminKey,
+    tracker,
     async createKey(role, extra = {}) {
       const response = await app.inject({ method: 'POST', url: '/api/admin/api-keys', headers: { 'x-api-key': ADMIN_KEY }, payload: { role, username: `user-${role}`, ...extra } });
       if (response.statusCode !== 201) throw new Error(`key creation failed: ${response.body}`);
