@@ -118,14 +118,29 @@ export async function countByStatus(db: Db): Promise<{ platform: string; status:
   return rows.map((r) => ({ platform: r.platform, status: r.status, n: Number(r.n) }));
 }
 
-/** The earliest time any account can be claimed (due and its lease, if any, expired), so an idle tracker knows how long it may sleep. */
-export async function nextDueAt(db: Db): Promise<number | null> {
-  const row = await db
+/**
+ * The earliest time an account of these platforms can be claimed (due, and its lease expired), so
+ * an idle tracker knows how long it may sleep. Both queries walk an index, not the table.
+ */
+export async function nextDueAt(db: Db, platforms: readonly Platform[], now: number): Promise<number | null> {
+  if (platforms.length === 0) return null;
+  const first = await db
     .selectFrom('accounts')
-    .select(sql<number | null>`min(case when lease_expires_at > next_check_at then lease_expires_at else next_check_at end)`.as('at'))
+    .select((eb) => eb.fn.min('next_check_at').as('at'))
+    .where('platform', 'in', platforms)
     .where('next_check_at', 'is not', null)
     .executeTakeFirst();
-  return row?.at === null || row?.at === undefined ? null : Number(row.at);
+  if (first?.at === null || first?.at === undefined) return null;
+  if (Number(first.at) > now) return Number(first.at);
+  // Something is due but every due account is leased (another tracker is on it): wake when the first lease ends.
+  const lease = await db
+    .selectFrom('accounts')
+    .select((eb) => eb.fn.min('lease_expires_at').as('at'))
+    .where('platform', 'in', platforms)
+    .where('next_check_at', '<=', now)
+    .where('lease_expires_at', '>', now)
+    .executeTakeFirst();
+  return lease?.at === null || lease?.at === undefined ? now : Number(lease.at);
 }
 
 /** Makes one account due now (admin refresh); false when it is not tracked or is paused. */

@@ -16,6 +16,8 @@ import type { TrackerClock } from './tracker-clock.ts';
 
 /** An idle tracker looks for due work at least this often (another process may have imported). */
 const IDLE_POLL_MS = 5_000;
+/** Shortest idle sleep between ticks: a floor against spinning when due work cannot be claimed. */
+const MIN_IDLE_MS = 50;
 /** After the platform refuses our credentials, try again this much later. */
 const UNAUTHORIZED_PAUSE_MS = 60_000;
 
@@ -48,6 +50,8 @@ export interface TrackerStatus {
   owner: string;
   lastTickAt: string | null;
   lastTickMs: number | null;
+  /** Ticks since start. */
+  ticks: number;
   platforms: Record<string, { configured: boolean; pausedUntil: string | null; pauseReason: string | null; lookup: GateSnapshot; posts: GateSnapshot; budget: { day: string; used: number; limit: number } | null }>;
 }
 
@@ -61,6 +65,7 @@ export class Tracker {
   private running: Promise<void> | null = null;
   private lastTickAt: number | null = null;
   private lastTickMs: number | null = null;
+  private ticks = 0;
   private stopped: Promise<void> | null = null;
 
   constructor(options: TrackerOptions) {
@@ -101,15 +106,20 @@ export class Tracker {
       if (this.stopping) break;
       this.wake = new AbortController();
       const signal = AbortSignal.any([this.wake.signal, this.abort.signal]);
+      // Only platforms that can work now count: X without a token, or a paused platform, must
+      // not keep an idle tracker spinning on accounts it cannot check.
+      const now = clock.now();
+      const working = this.lanes.filter((lane) => lane.client.configured && lane.pausedUntil <= now);
       let wait = IDLE_POLL_MS;
       try {
-        const due = await nextDueAt(store.reader);
-        if (due !== null) wait = Math.min(wait, Math.max(0, due - clock.now()));
+        const due = await nextDueAt(store.reader, working.map((lane) => lane.client.platform), now);
+        if (due !== null) wait = Math.min(wait, due - now);
       } catch (error) {
         logger.warn({ err: error }, 'could not read the next due time');
       }
-      for (const lane of this.lanes) if (lane.pausedUntil > clock.now()) wait = Math.min(wait, lane.pausedUntil - clock.now());
-      if (wait > 0) await clock.sleep(wait, signal);
+      for (const lane of this.lanes) if (lane.pausedUntil > now) wait = Math.min(wait, lane.pausedUntil - now);
+      // A tick just found nothing it could claim; never loop faster than this even if work looks due.
+      await clock.sleep(Math.max(MIN_IDLE_MS, wait), signal);
     }
   }
 
@@ -120,6 +130,7 @@ export class Tracker {
     await Promise.all(this.lanes.filter((lane) => lane.client.configured).map((lane) => this.runLane(lane, report)));
     this.lastTickAt = this.options.clock.now();
     this.lastTickMs = Math.round(performance.now() - started);
+    this.ticks += 1;
     return report;
   }
 
@@ -233,6 +244,6 @@ export class Tracker {
         budget: lane.budget?.snapshot() ?? null,
       };
     }
-    return { running: this.running !== null && !this.stopping, owner: this.owner, lastTickAt: this.lastTickAt === null ? null : new Date(this.lastTickAt).toISOString(), lastTickMs: this.lastTickMs, platforms };
+    return { running: this.running !== null && !this.stopping, owner: this.owner, lastTickAt: this.lastTickAt === null ? null : new Date(this.lastTickAt).toISOString(), lastTickMs: this.lastTickMs, ticks: this.ticks, platforms };
   }
 }

@@ -2,7 +2,10 @@
 // state mapping for every platform error shape, renames, one bad account in a batch, posts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { sql } from 'kysely';
+import { createXClient } from '../../src/platforms/x.ts';
+import { systemTrackerClock } from '../../src/tracker/tracker-clock.ts';
 import { trackerWorld } from '../helpers/tracker.ts';
 
 const HOUR = 3_600_000;
@@ -158,4 +161,32 @@ test('new posts are read only when the post count moved, and only those since th
   const first = await w.store.db.selectFrom('posts').select('post_id').orderBy('created_at').execute();
   assert.equal(timeline()[1]?.query.get('since_id'), first[0]?.post_id);
   assert.deepEqual(first.map((p) => p.post_id).at(-1), second.id);
+});
+
+test('an idle tracker sleeps: X accounts without credentials do not make it spin', async (t) => {
+  const w = await trackerWorld(t);
+  await w.importCsv('username\njack\n');
+  const tracker = w.tracker({ clients: [createXClient({ baseUrl: w.x.url, bearerToken: null })], clock: systemTrackerClock });
+  tracker.start();
+  await delay(400);
+  const { ticks, platforms } = tracker.status();
+  assert.ok(ticks <= 2, `${ticks} ticks in 400 ms`);
+  assert.equal(platforms.x?.configured, false);
+  assert.equal(w.x.requests.length, 0);
+  assert.equal((await w.account('x', 'jack')).status, 'pending');
+});
+
+test('start() then notify(): an import is checked at once, not at the next poll', async (t) => {
+  const w = await trackerWorld(t);
+  w.x.addUser({ username: 'jack' });
+  const tracker = w.tracker({ clock: systemTrackerClock });
+  tracker.start();
+  await delay(100);
+  const started = Date.now();
+  await w.importCsv('username\njack\n');
+  tracker.notify();
+  while ((await w.account('x', 'jack')).status === 'pending') {
+    assert.ok(Date.now() - started < 2_000, 'checked within 2 s of the import (the idle poll is 5 s)');
+    await delay(20);
+  }
 });
