@@ -1,6 +1,7 @@
 // Prometheus metrics: requests to each platform by outcome, rate-limit waits, checks, batch
 // durations, and (read from the store when scraped) accounts by status and accounts due.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { PLATFORMS } from './domain/platforms.ts';
 import type { Clock } from './services/clock.ts';
 import type { Store } from './storage/store.ts';
 import { countByStatus, countDue } from './storage/tracking-repo.ts';
@@ -51,12 +52,12 @@ export function createMetrics(store: Store, clock: Clock): Metrics {
   });
   new Gauge({
     name: 'perch_accounts_due',
-    help: 'Accounts due for a check and not claimed by a tracker.',
+    help: 'Accounts due for a check now, including those being checked.',
     labelNames: ['platform'] as const,
     registers: [registry],
     async collect() {
       this.reset();
-      for (const [platform, n] of Object.entries(await countDue(store.reader, clock.now()))) this.set({ platform }, n);
+      for (const [platform, n] of Object.entries(await countDue(store.reader, PLATFORMS, clock.now()))) this.set({ platform }, n);
     },
   });
   return {

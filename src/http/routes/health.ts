@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { PLATFORMS } from '../../domain/platforms.ts';
-import { countByStatus, countDue } from '../../storage/tracking-repo.ts';
+import { countDue, tracksAny } from '../../storage/tracking-repo.ts';
 import type { AppDeps } from '../deps.ts';
 
 const Check = Type.Object({ status: Type.Union([Type.Literal('pass'), Type.Literal('warn'), Type.Literal('fail')]) }, { additionalProperties: true });
@@ -18,24 +18,29 @@ const Health = Type.Object(
 
 const STORE_TIMEOUT_MS = 2_000;
 
+/** Store counts in the tracker check are reused for this long: probes may come many times a second. */
+const COUNTS_TTL_MS = 5_000;
+
+interface TrackerCounts {
+  due: Record<string, number>;
+  xTracked: boolean;
+}
+
 /**
  * The tracker's state. `warn` when X accounts are tracked without X credentials, or a platform is
  * paused (credentials refused, daily read budget spent). Counts come from the store, so `perch api`
  * reports the accounts due even though its trackers run elsewhere.
  */
-async function trackerCheck(deps: AppDeps) {
-  const now = deps.clock.now();
-  const [due, statuses] = await Promise.all([countDue(deps.store.reader, now), countByStatus(deps.store.reader)]);
-  const tracked = (platform: string) => statuses.some((row) => row.platform === platform && row.status !== 'paused' && row.n > 0);
+function trackerCheck(deps: AppDeps, counts: TrackerCounts) {
   const notes: string[] = [];
-  if (deps.config.xBearerToken === null && tracked('x')) notes.push('X accounts are tracked but X_BEARER_TOKEN is not set: they are not checked');
+  if (deps.config.xBearerToken === null && counts.xTracked) notes.push('X accounts are tracked but X_BEARER_TOKEN is not set: they are not checked');
   const status = deps.tracker?.status() ?? null;
   const platforms: Record<string, unknown> = {};
   for (const platform of PLATFORMS) {
     const lane = status?.platforms[platform];
     if (lane?.pauseReason) notes.push(`${platform} paused until ${lane.pausedUntil}: ${lane.pauseReason}`);
     platforms[platform] = {
-      due: due[platform] ?? 0,
+      due: counts.due[platform] ?? 0,
       ...(lane ? { configured: lane.configured, pausedUntil: lane.pausedUntil, rateLimit: { lookup: lane.lookup, posts: lane.posts }, readBudget: lane.budget } : {}),
     };
   }
@@ -44,13 +49,22 @@ async function trackerCheck(deps: AppDeps) {
     enabled: deps.tracker !== null,
     running: status?.running ?? false,
     lastTickAt: status?.lastTickAt ?? null,
-    due: Object.values(due).reduce((a, b) => a + b, 0),
+    due: Object.values(counts.due).reduce((a, b) => a + b, 0),
     platforms,
     ...(notes.length > 0 ? { notes } : {}),
   };
 }
 
 export default async function healthRoutes(app: FastifyInstance, deps: AppDeps) {
+  let counts: { at: number; value: TrackerCounts } | null = null;
+  const readCounts = async (): Promise<TrackerCounts> => {
+    const now = deps.clock.now();
+    if (counts && now - counts.at < COUNTS_TTL_MS) return counts.value;
+    const [due, xTracked] = await Promise.all([countDue(deps.store.reader, PLATFORMS, now), tracksAny(deps.store.reader, 'x')]);
+    counts = { at: now, value: { due, xTracked } };
+    return counts.value;
+  };
+
   app.get('/api/health', {
     config: { access: 'public', rateLimit: false },
     schema: {
@@ -76,7 +90,8 @@ export default async function healthRoutes(app: FastifyInstance, deps: AppDeps) 
         clearTimeout(timer);
       }
       const observedMs = Math.round(performance.now() - started);
-      const tracker = store === 'pass' ? await trackerCheck(deps).catch(() => ({ status: 'warn' as const, enabled: deps.tracker !== null })) : { status: 'warn' as const, enabled: deps.tracker !== null };
+      const unknown = { status: 'warn' as const, enabled: deps.tracker !== null };
+      const tracker = store === 'pass' ? await readCounts().then((c) => trackerCheck(deps, c), () => unknown) : unknown;
       const status = store === 'fail' ? 'fail' : tracker.status;
       const body = {
         status,
