@@ -272,3 +272,14 @@ function clipText(text: string, max: number): string {
   if (/[\uD800-\uDBFF]/.test(text.charAt(end - 1))) end -= 1;
   return `${text.slice(0, end)}…`;
 }
+
+/**
+ * `stale` depends on when a record is read, not on when it was analysed: it is set here, at read
+ * time, from the metrics' `observedAt` (true when older than twice the tracking interval).
+ */
+export function withStaleness<T extends { metrics: { observedAt: string } | null; analysis: Record<string, unknown> | null }>(account: T, now: number, intervalMs: number): T {
+  if (account.analysis === null || account.metrics === null) return account;
+  const observedAt = Date.parse(account.metrics.observedAt);
+  const stale = Number.isFinite(observedAt) && now - observedAt > 2 * intervalMs;
+  return account.analysis.stale === stale ? account : { ...account, analysis: { ...account.analysis, stale } };
+}

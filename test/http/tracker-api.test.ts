@@ -31,6 +31,7 @@ test('an imported account becomes active with metrics and analysis through GET /
   assert.equal(after.status, 'active');
   assert.equal(after.metrics.followers, 321);
   assert.deepEqual(after.analysis.content.topHashtags, [{ tag: 'perch', count: 1 }]);
+  assert.equal(after.analysis.stale, false);
   const posts = (await api.app.inject({ method: 'GET', url: '/api/accounts/x/jack/posts', headers: admin })).json();
   assert.equal(posts.data[0].text.startsWith('hello'), true);
   const history = (await api.app.inject({ method: 'GET', url: '/api/accounts/x/jack/history', headers: admin })).json();
@@ -50,6 +51,10 @@ test('an imported account becomes active with metrics and analysis through GET /
   assert.match(metrics, /perch_accounts\{platform="x",status="active"\} 1/);
   assert.match(metrics, /perch_account_checks_total\{platform="bluesky",result="found"\} 1/);
   assert.match(metrics, /perch_tracker_batch_duration_seconds_count\{platform="x"\} 1/);
+
+  // Stale is decided when the record is read: twice the interval without a check.
+  api.clock.advance(2 * 3_600_000 + 1);
+  assert.equal((await api.app.inject({ method: 'GET', url: '/api/accounts/x/jack', headers: admin })).json().analysis.stale, true);
 });
 
 test('health warns when X accounts are tracked without X_BEARER_TOKEN, and says nothing secret', async (t) => {

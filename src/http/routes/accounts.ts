@@ -2,7 +2,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { ACCOUNT_SORTS, ACCOUNT_STATUSES, TAG_PATTERN, type AccountSort } from '../../domain/account.ts';
+import { ACCOUNT_SORTS, ACCOUNT_STATUSES, TAG_PATTERN, type Account, type AccountSort } from '../../domain/account.ts';
+import { withStaleness } from '../../domain/analysis.ts';
 import { PLAIN_TEXT_PATTERN } from '../../domain/text.ts';
 import { PerchError } from '../../domain/errors.ts';
 import type { Platform } from '../../domain/platforms.ts';
@@ -36,6 +37,11 @@ export function refOrThrow(raw: string, platform: Platform | undefined, deps: Ap
   const ref = parseAccountRef(raw, platform ?? null, deps.config.defaultPlatform);
   if (!ref.ok) throw new PerchError('invalid_username', `"${raw.slice(0, 100)}" is not a valid username: ${ref.reason}.`);
   return { platform: ref.platform, key: ref.key };
+}
+
+/** An account as the API shows it: `analysis.stale` is decided at read time. */
+export function present(account: Account, deps: AppDeps): Account {
+  return withStaleness(account, deps.clock.now(), deps.config.trackIntervalMs);
 }
 
 export function notTracked(raw: string): PerchError {
@@ -72,7 +78,7 @@ export default async function accountRoutes(root: FastifyInstance, deps: AppDeps
       if (query.username !== undefined) {
         const account = await findAccount(reader, refOrThrow(query.username, query.platform, deps));
         if (!account) throw notTracked(query.username);
-        return account;
+        return present(account, deps);
       }
       if (query.usernames !== undefined) {
         const names = query.usernames.split(',').map((n) => n.trim()).filter((n) => n !== '');
@@ -85,7 +91,7 @@ export default async function accountRoutes(root: FastifyInstance, deps: AppDeps
         }
         const refs = [...byIdentity.values()];
         const found = await findAccounts(reader, refs.map((r) => r.ref));
-        const data = refs.flatMap(({ ref }) => found.get(`${ref.platform}:${ref.key}`) ?? []);
+        const data = refs.flatMap(({ ref }) => found.get(`${ref.platform}:${ref.key}`) ?? []).map((a) => present(a, deps));
         const missing = refs.filter(({ ref }) => !found.has(`${ref.platform}:${ref.key}`)).map((r) => r.name);
         return { data, missing };
       }
@@ -105,7 +111,7 @@ export default async function accountRoutes(root: FastifyInstance, deps: AppDeps
         ...(query.q !== undefined ? { prefix: query.q.replace(/^@/, '').toLowerCase() } : {}),
         ...(after ? { after } : {}),
       });
-      return { data: page.accounts, nextCursor: page.more && page.last ? encodeCursor([sort, ...page.last]) : null };
+      return { data: page.accounts.map((a) => present(a, deps)), nextCursor: page.more && page.last ? encodeCursor([sort, ...page.last]) : null };
     },
   });
 
@@ -122,7 +128,7 @@ export default async function accountRoutes(root: FastifyInstance, deps: AppDeps
       const { platform, username } = request.params;
       const account = await findAccount(reader, refOrThrow(username, platform, deps));
       if (!account) throw notTracked(username);
-      return account;
+      return present(account, deps);
     },
   });
 }

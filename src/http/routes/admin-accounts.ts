@@ -12,7 +12,7 @@ import { makeDueNow } from '../../storage/tracking-repo.ts';
 import { actorOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 import { AccountSchema, PlatformSchema, problems } from '../schemas.ts';
-import { notTracked, refOrThrow } from './accounts.ts';
+import { notTracked, present, refOrThrow } from './accounts.ts';
 
 const Params = Type.Object({ platform: PlatformSchema, username: Type.String({ minLength: 1, maxLength: 300 }) });
 const Change = Type.Object(
@@ -48,7 +48,7 @@ export default async function adminAccountRoutes(root: FastifyInstance, deps: Ap
         return updated;
       });
       if (!account) throw notTracked(username);
-      return account;
+      return present(account, deps);
     },
   });
 
@@ -128,7 +128,7 @@ export default async function adminAccountRoutes(root: FastifyInstance, deps: Ap
         if (!account) throw notTracked(username);
         // This process's tracker picks it up at once; trackers elsewhere find it at their next poll.
         deps.tracker?.notify();
-        return reply.code(202).send({ success: true as const, account });
+        return reply.code(202).send({ success: true as const, account: present(account, deps) });
       },
     });
   });
