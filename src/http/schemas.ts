@@ -2,6 +2,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ACCOUNT_STATUSES } from '../domain/account.ts';
 import { PLATFORMS } from '../domain/platforms.ts';
+import { AnalysisSchema } from './analysis-schema.ts';
 
 const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 /** A string that is one of `values`, as a plain JSON Schema enum (typed, and cheap to validate). */
@@ -58,7 +59,7 @@ export const AccountSchema = Type.Object(
     note: nullable(Type.String()),
     profile: nullable(ProfileSchema),
     metrics: nullable(MetricsSchema),
-    analysis: nullable(Type.Object({}, { additionalProperties: true, description: 'Growth, activity, engagement and content analysis; null until the first check.' })),
+    analysis: nullable(AnalysisSchema),
     tracking: Type.Object({
       trackedSince: Type.String(),
       lastCheckedAt: nullable(Type.String()),

@@ -32,6 +32,9 @@ test('an imported account becomes active with metrics and analysis through GET /
   assert.equal(after.metrics.followers, 321);
   assert.deepEqual(after.analysis.content.topHashtags, [{ tag: 'perch', count: 1 }]);
   assert.equal(after.analysis.stale, false);
+  // The response schema lets the whole stored analysis through, field for field.
+  const stored = await api.deps.store.db.selectFrom('accounts').select('analysis').where('username_key', '=', 'jack').executeTakeFirstOrThrow();
+  assert.deepEqual(after.analysis, JSON.parse(stored.analysis ?? 'null'));
   const posts = (await api.app.inject({ method: 'GET', url: '/api/accounts/x/jack/posts', headers: admin })).json();
   assert.equal(posts.data[0].text.startsWith('hello'), true);
   const history = (await api.app.inject({ method: 'GET', url: '/api/accounts/x/jack/history', headers: admin })).json();
