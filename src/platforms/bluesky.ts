@@ -193,6 +193,8 @@ export function createBlueskyClient(options: BlueskyClientOptions): PlatformClie
     platform: 'bluesky',
     batchSize: BLUESKY_BATCH_SIZE,
     configured: true,
+    // The AppView rate-limits a client as a whole, whatever the endpoint.
+    rateLimitGroups: { lookup_by_name: 'appview', lookup_by_id: 'appview', posts: 'appview', profile: 'appview' },
     lookupByUsernames: (names, signal) => lookup(names, false, signal),
     lookupByIds: (ids, signal) => lookup(ids, true, signal),
     fetchPosts,

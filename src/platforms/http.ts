@@ -20,8 +20,22 @@ export interface HttpResponse {
 
 /** GETs `url`; rejects with PlatformError on network errors, timeouts and bodies over `maxBytes`. */
 export async function getJson(url: string, options: HttpOptions): Promise<HttpResponse> {
-  const timeout = AbortSignal.timeout(options.timeoutMs);
-  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  // One controller per request, linked to the caller's signal by a listener removed afterwards:
+  // AbortSignal.any() would leave an entry on the caller's long-lived signal per request (Node 20).
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException('request timed out', 'TimeoutError')), options.timeoutMs);
+  const onAbort = () => controller.abort(options.signal?.reason);
+  if (options.signal?.aborted) onAbort();
+  else options.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await fetchJson(url, options, controller.signal);
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+async function fetchJson(url: string, options: HttpOptions, signal: AbortSignal): Promise<HttpResponse> {
   let response: Response;
   try {
     response = await fetch(url, { headers: { accept: 'application/json', ...options.headers }, signal });

@@ -78,6 +78,11 @@ export interface PlatformClient {
   readonly batchSize: number;
   /** False when the client cannot run (X without a bearer token). */
   readonly configured: boolean;
+  /**
+   * Which endpoints share one rate-limit window on the platform (same name = same window). X
+   * limits each endpoint on its own; Bluesky's AppView counts all of a client's requests together.
+   */
+  readonly rateLimitGroups: Readonly<Record<Endpoint, string>>;
   /** Outcomes keyed by the lower-cased requested name. */
   lookupByUsernames(names: readonly string[], signal?: AbortSignal): Promise<CallResult<Map<string, LookupOutcome>>>;
   /** Outcomes keyed by the requested id. */
@@ -102,12 +107,18 @@ export class PlatformError extends Error {
   readonly status: number | null;
   readonly retryAt: number | null;
   readonly rateLimit: RateLimitInfo | null;
-  constructor(kind: PlatformErrorKind, message: string, options: { status?: number | null; retryAt?: number | null; rateLimit?: RateLimitInfo | null; cause?: unknown } = {}) {
+  /**
+   * Resources already read (and billed, on X) by earlier requests of the same call before this
+   * one failed; absent when none were.
+   */
+  readonly reads?: number;
+  constructor(kind: PlatformErrorKind, message: string, options: { status?: number | null; retryAt?: number | null; rateLimit?: RateLimitInfo | null; cause?: unknown; reads?: number } = {}) {
     super(message, { cause: options.cause });
     this.name = 'PlatformError';
     this.kind = kind;
     this.status = options.status ?? null;
     this.retryAt = options.retryAt ?? null;
     this.rateLimit = options.rateLimit ?? null;
+    if (options.reads !== undefined) this.reads = options.reads;
   }
 }

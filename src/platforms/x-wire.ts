@@ -14,12 +14,18 @@ type JsonObject = Record<string, unknown>;
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+/**
+ * Every string perch takes from X passes here. NUL (U+0000) is valid in JSON but PostgreSQL text
+ * columns refuse it, so it is dropped once, at the edge.
+ */
 function str(value: unknown): string | null {
-  return typeof value === 'string' ? value : null;
+  if (typeof value !== 'string') return null;
+  return value.replaceAll('\u0000', '');
 }
 /** X sends "" for an empty description or url; perch stores null. */
 function text(value: unknown): string | null {
-  return typeof value === 'string' && value !== '' ? value : null;
+  const string = str(value);
+  return string === '' ? null : string;
 }
 function count(value: unknown): number | null {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null;
@@ -28,8 +34,9 @@ function bool(value: unknown): boolean | null {
   return typeof value === 'boolean' ? value : null;
 }
 function isoDate(value: unknown): string | null {
-  if (typeof value !== 'string') return null;
-  const ms = Date.parse(value);
+  const string = str(value);
+  if (string === null) return null;
+  const ms = Date.parse(string);
   return Number.isNaN(ms) ? null : new Date(ms).toISOString();
 }
 function list(value: unknown): unknown[] {
@@ -74,19 +81,26 @@ export function outcomeOfProblem(problem: XProblem): LookupOutcome {
   return { kind: 'unknown', reason };
 }
 
-export function parseUser(item: unknown): PlatformUser {
-  if (!isObject(item)) throw badShape('a user is not an object');
-  const id = str(item.id);
-  const username = str(item.username);
-  if (!id || !username) throw badShape('a user has no id or username');
+/** A user X sent, or why perch cannot use it, with as much of its id and username as could be read. */
+export type XUserRecord =
+  | { ok: true; user: PlatformUser }
+  | { ok: false; id: string | null; username: string | null; reason: string };
+
+/** One user item of `data`; a malformed one is reported, not thrown, so it never fails its batch. */
+export function parseUser(item: unknown): XUserRecord {
+  if (!isObject(item)) return { ok: false, id: null, username: null, reason: 'a user is not an object' };
+  const id = text(item.id);
+  const username = text(item.username);
+  const unusable = (reason: string): XUserRecord => ({ ok: false, id, username, reason });
+  if (id === null || username === null) return unusable('a user has no id or username');
   const metrics = item.public_metrics;
-  if (!isObject(metrics)) throw badShape(`user ${id} has no public_metrics`);
+  if (!isObject(metrics)) return unusable(`user ${id} has no public_metrics`);
   const followers = count(metrics.followers_count);
   const following = count(metrics.following_count);
   // X has started to call tweet_count post_count in some payloads; either is the same figure.
   const posts = count(metrics.tweet_count) ?? count(metrics.post_count);
-  if (followers === null || following === null || posts === null) throw badShape(`user ${id} has incomplete public_metrics`);
-  return {
+  if (followers === null || following === null || posts === null) return unusable(`user ${id} has missing or invalid public_metrics`);
+  const user: PlatformUser = {
     platformUserId: id,
     username,
     profile: {
@@ -104,16 +118,31 @@ export function parseUser(item: unknown): PlatformUser {
     posts,
     listed: count(metrics.listed_count),
   };
+  return { ok: true, user };
 }
 
-/** A 200 from `/2/users/by` or `/2/users`: found users in `data`, the others in `errors` (both optional). */
-export function parseUsersPage(body: unknown): { users: PlatformUser[]; problems: XProblem[] } {
+export type XUnusableUser = Extract<XUserRecord, { ok: false }>;
+
+/**
+ * A 200 from `/2/users/by` or `/2/users`: found users in `data`, the others in `errors` (both
+ * optional). Only a wrong overall shape throws; a malformed user lands in `unusable`. `returned`
+ * counts every item of `data`, usable or not, since X bills each one.
+ */
+export function parseUsersPage(body: unknown): { users: PlatformUser[]; unusable: XUnusableUser[]; problems: XProblem[]; returned: number } {
   if (!isObject(body)) throw badShape('the body is not a JSON object');
   if (body.data === undefined && body.errors === undefined) throw badShape('neither data nor errors');
   if (body.data !== undefined && !Array.isArray(body.data)) throw badShape('data is not an array');
   if (body.errors !== undefined && !Array.isArray(body.errors)) throw badShape('errors is not an array');
   const problems = list(body.errors).map(parseProblem).filter((p): p is XProblem => p !== null && p.section !== 'includes');
-  return { users: list(body.data).map(parseUser), problems };
+  const data = list(body.data);
+  const users: PlatformUser[] = [];
+  const unusable: XUnusableUser[] = [];
+  for (const item of data) {
+    const record = parseUser(item);
+    if (record.ok) users.push(record.user);
+    else unusable.push(record);
+  }
+  return { users, unusable, problems, returned: data.length };
 }
 
 function hostOf(url: string): string | null {
@@ -133,11 +162,13 @@ function entityValues(entities: JsonObject, key: string, read: (item: JsonObject
   return [...values];
 }
 
-export function parsePost(item: unknown): PlatformPost {
-  if (!isObject(item)) throw badShape('a post is not an object');
-  const id = str(item.id);
+/** One post item of `data`, or null when it lacks an id, text or creation time (perch skips it). */
+export function parsePost(item: unknown): PlatformPost | null {
+  if (!isObject(item)) return null;
+  const id = text(item.id);
   const createdAt = isoDate(item.created_at);
-  if (!id || createdAt === null || typeof item.text !== 'string') throw badShape('a post has no id, text or created_at');
+  const body = str(item.text);
+  if (id === null || createdAt === null || body === null) return null;
   const metrics = isObject(item.public_metrics) ? item.public_metrics : {};
   const references = list(item.referenced_tweets).map((ref) => (isObject(ref) ? str(ref.type) : null));
   const entities = isObject(item.entities) ? item.entities : {};
@@ -145,7 +176,7 @@ export function parsePost(item: unknown): PlatformPost {
   return {
     id,
     createdAt,
-    text: item.text,
+    text: body,
     // `und` is X's code for "undetermined", which is no language.
     lang: lang === 'und' ? null : lang,
     isRepost: references.includes('retweeted'),
@@ -166,15 +197,18 @@ export function parsePost(item: unknown): PlatformPost {
 
 /**
  * A 200 from `/2/users/:id/tweets`. An empty timeline has no `data`, only `meta.result_count: 0`;
- * a suspended, deleted or protected author comes back as `errors` alone.
+ * a suspended, deleted or protected author comes back as `errors` alone. Only a wrong overall shape
+ * throws; malformed posts are left out of `posts` but counted in `returned` (X bills them).
  */
-export function parseTimelinePage(body: unknown): { posts: PlatformPost[]; nextToken: string | null; problems: XProblem[] } {
+export function parseTimelinePage(body: unknown): { posts: PlatformPost[]; returned: number; nextToken: string | null; problems: XProblem[] } {
   if (!isObject(body)) throw badShape('the body is not a JSON object');
   if (body.data !== undefined && !Array.isArray(body.data)) throw badShape('data is not an array');
   if (body.data === undefined && body.meta === undefined && body.errors === undefined) throw badShape('neither data, meta nor errors');
   const meta = isObject(body.meta) ? body.meta : {};
   const problems = list(body.errors).map(parseProblem).filter((p): p is XProblem => p !== null && p.section !== 'includes');
-  return { posts: list(body.data).map(parsePost), nextToken: text(meta.next_token), problems };
+  const data = list(body.data);
+  const posts = data.map(parsePost).filter((post): post is PlatformPost => post !== null);
+  return { posts, returned: data.length, nextToken: text(meta.next_token), problems };
 }
 
 /**

@@ -25,6 +25,16 @@ const DEFAULT_RETRY_MS = 60_000;
 
 type LookupParameter = 'usernames' | 'ids';
 
+/**
+ * A call that sends several requests has already been billed for the reads of the earlier ones
+ * when a later one fails; the error carries them so the caller's read budget stays true.
+ */
+function withReads(error: unknown, reads: number): unknown {
+  if (!(error instanceof PlatformError) || reads === 0) return error;
+  const { kind, message, status, retryAt, rateLimit, cause } = error;
+  return new PlatformError(kind, message, { status, retryAt, rateLimit, cause, reads });
+}
+
 export function createXClient(options: XClientOptions): PlatformClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -79,7 +89,8 @@ export function createXClient(options: XClientOptions): PlatformClient {
     let rateLimit: RateLimitInfo | null = null;
     let reads = 0;
 
-    for (let batch = queue.shift(); batch !== undefined; batch = queue.shift()) {
+    /** One request for `batch`: records its outcomes (or queues what to ask again) and returns the reads X billed. */
+    async function lookupBatch(batch: string[]): Promise<number> {
       const query = `${parameter}=${batch.map(encodeURIComponent).join(',')}&user.fields=${USER_FIELDS}`;
       const answer = await get(`${path}?${query}`, signal);
       rateLimit = answer.rateLimit ?? rateLimit;
@@ -100,14 +111,20 @@ export function createXClient(options: XClientOptions): PlatformClient {
           const half = Math.ceil(batch.length / 2);
           queue.unshift(batch.slice(0, half), batch.slice(half));
         }
-        continue;
+        return 0;
       }
       failUnlessOk(response, rateLimit);
       const page = parseUsersPage(response.json);
-      reads += page.users.length;
+      const keyOf = (id: string | null, username: string | null): string | null => (parameter === 'ids' ? id : username?.toLowerCase() ?? null);
       for (const user of page.users) {
-        const key = parameter === 'ids' ? user.platformUserId : user.username.toLowerCase();
-        if (wanted.has(key)) outcomes.set(key, { kind: 'found', user });
+        const key = keyOf(user.platformUserId, user.username);
+        if (key !== null && wanted.has(key)) outcomes.set(key, { kind: 'found', user });
+      }
+      // A malformed user is this key's problem only; one the key cannot be read from is left to the
+      // "neither a user nor an error" rule below.
+      for (const record of page.unusable) {
+        const key = keyOf(record.id, record.username);
+        if (key !== null && wanted.has(key) && !outcomes.has(key)) outcomes.set(key, { kind: 'unknown', reason: `the platform sent an unusable record: ${record.reason}` });
       }
       for (const problem of page.problems) {
         const key = problem.value?.toLowerCase();
@@ -117,6 +134,15 @@ export function createXClient(options: XClientOptions): PlatformClient {
         const key = value.toLowerCase();
         if (!outcomes.has(key)) outcomes.set(key, { kind: 'unknown', reason: 'X answered neither a user nor an error for it' });
       }
+      return page.returned;
+    }
+
+    try {
+      for (let batch = queue.shift(); batch !== undefined; batch = queue.shift()) {
+        reads += await lookupBatch(batch);
+      }
+    } catch (error) {
+      throw withReads(error, reads);
     }
     return { value: outcomes, rateLimit, reads };
   }
@@ -126,24 +152,30 @@ export function createXClient(options: XClientOptions): PlatformClient {
     let rateLimit: RateLimitInfo | null = null;
     let reads = 0;
     let pageToken: string | null = null;
-    while (posts.length < limit) {
-      const size = Math.min(MAX_PAGE, Math.max(MIN_PAGE, limit - posts.length));
-      let query = `max_results=${size}&tweet.fields=${TWEET_FIELDS}`;
-      if (sinceId !== null) query += `&since_id=${encodeURIComponent(sinceId)}`;
-      if (pageToken !== null) query += `&pagination_token=${encodeURIComponent(pageToken)}`;
-      const answer = await get(`/2/users/${encodeURIComponent(userId)}/tweets?${query}`, signal);
-      rateLimit = answer.rateLimit ?? rateLimit;
-      failUnlessOk(answer.response, rateLimit);
-      const page = parseTimelinePage(answer.response.json);
-      const problem = page.problems[0];
-      // A suspended, deleted or protected author: X answers 200 with only an error; asking again won't help.
-      if (page.posts.length === 0 && problem !== undefined) {
-        throw new PlatformError('invalid_request', `X refused the timeline: ${problem.detail ?? problem.title ?? 'no detail'}`, { status: answer.response.status, rateLimit });
+    try {
+      // Pages are sized by what X returns (and bills), not by the posts kept, so a skipped malformed
+      // post never costs another request.
+      while (reads < limit) {
+        const size = Math.min(MAX_PAGE, Math.max(MIN_PAGE, limit - reads));
+        let query = `max_results=${size}&tweet.fields=${TWEET_FIELDS}`;
+        if (sinceId !== null) query += `&since_id=${encodeURIComponent(sinceId)}`;
+        if (pageToken !== null) query += `&pagination_token=${encodeURIComponent(pageToken)}`;
+        const answer = await get(`/2/users/${encodeURIComponent(userId)}/tweets?${query}`, signal);
+        rateLimit = answer.rateLimit ?? rateLimit;
+        failUnlessOk(answer.response, rateLimit);
+        const page = parseTimelinePage(answer.response.json);
+        const problem = page.problems[0];
+        // A suspended, deleted or protected author: X answers 200 with only an error; asking again won't help.
+        if (page.returned === 0 && problem !== undefined) {
+          throw new PlatformError('invalid_request', `X refused the timeline: ${problem.detail ?? problem.title ?? 'no detail'}`, { status: answer.response.status, rateLimit });
+        }
+        reads += page.returned;
+        posts.push(...page.posts);
+        pageToken = page.nextToken;
+        if (pageToken === null || page.returned === 0) break;
       }
-      reads += page.posts.length;
-      posts.push(...page.posts);
-      pageToken = page.nextToken;
-      if (pageToken === null || page.posts.length === 0) break;
+    } catch (error) {
+      throw withReads(error, reads);
     }
     return { value: posts.slice(0, Math.max(0, limit)), rateLimit, reads };
   }
@@ -152,6 +184,8 @@ export function createXClient(options: XClientOptions): PlatformClient {
     platform: 'x',
     batchSize: BATCH_SIZE,
     configured: token !== null,
+    // Each X endpoint has its own window (x-rate-limit-* per endpoint).
+    rateLimitGroups: { lookup_by_name: 'users_by', lookup_by_id: 'users', posts: 'tweets', profile: 'users' },
     lookupByUsernames: (names, signal) => lookup('/2/users/by', 'usernames', names, signal),
     lookupByIds: (ids, signal) => lookup('/2/users', 'ids', ids, signal),
     fetchPosts,

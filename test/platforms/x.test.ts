@@ -1,4 +1,4 @@
-// The X client against the local fake X over real HTTP: lookups, per-item errors, malformed names,
+// The X client against the local fake X over real HTTP: lookups, per-item errors, malformed names and records,
 // timelines, rate limits and transport faults.
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
@@ -132,6 +132,55 @@ describe('X lookups', () => {
     assert.equal(result.reads, 150);
   });
 
+  test('a user with negative public_metrics is unknown; the rest of its batch of 100 is found', async (t) => {
+    const { fake, client } = await setup(t);
+    fake.addUsers(99, 'fine');
+    fake.addUser({ username: 'negative', followers: -1 });
+    const result = await client.lookupByUsernames([...Array.from({ length: 99 }, (_, i) => `fine${i}`), 'negative']);
+    assert.equal([...result.value.values()].filter((o) => o.kind === 'found').length, 99);
+    const outcome = result.value.get('negative');
+    assert.equal(outcome?.kind, 'unknown');
+    assert.match((outcome as { reason: string }).reason, /^the platform sent an unusable record: user \d+ has missing or invalid public_metrics$/);
+    // X billed the malformed user too.
+    assert.equal(result.reads, 100);
+    assert.equal(fake.requests.length, 1);
+  });
+
+  test('malformed users are unknown by their own key; one without id or username leaves its key to the absent rule', async (t) => {
+    const { fake, client } = await setup(t);
+    const metrics = { followers_count: 1, following_count: 2, tweet_count: 3, listed_count: 4 };
+    const body = {
+      data: [
+        { id: '1', name: 'One', username: 'one', public_metrics: metrics },
+        { id: '2', name: 'Two', username: 'two' },
+        { id: '3', name: 'Three', username: 'three', public_metrics: { ...metrics, following_count: 2.5 } },
+        { id: '5', name: 'Five', username: 'five', public_metrics: { ...metrics, followers_count: 2 ** 60 } },
+        { name: 'nameless', public_metrics: metrics },
+        42,
+      ],
+    };
+    fake.faults.inject({ kind: 'status', status: 200, body: JSON.stringify(body) }, 1, '/2/users');
+    const result = await client.lookupByIds(['1', '2', '3', '4', '5']);
+    assert.equal(found(result.value.get('1')).followers, 1);
+    assert.deepEqual(result.value.get('2'), { kind: 'unknown', reason: 'the platform sent an unusable record: user 2 has no public_metrics' });
+    assert.deepEqual(result.value.get('3'), { kind: 'unknown', reason: 'the platform sent an unusable record: user 3 has missing or invalid public_metrics' });
+    assert.deepEqual(result.value.get('4'), { kind: 'unknown', reason: 'X answered neither a user nor an error for it' });
+    assert.equal(result.value.get('5')?.kind, 'unknown');
+    assert.equal(result.reads, 6);
+  });
+
+  test('NUL characters are stripped from every string X sends', async (t) => {
+    const { fake, client } = await setup(t);
+    fake.addUser({ username: 'nul', name: 'N\u0000ul', description: 'just\u0000 setting up\u0000', location: '\u0000', url: 'https://t.co/a\u0000b' });
+    const user = found((await client.lookupByUsernames(['nul'])).value.get('nul'));
+    assert.deepEqual([user.profile.displayName, user.profile.description, user.profile.location, user.profile.url], ['Nul', 'just setting up', null, 'https://t.co/ab']);
+
+    const body = { data: [{ id: '77\u0000', text: 'hi\u0000 there', created_at: '2025-02-27T10:00:00.000Z', lang: 'e\u0000n', entities: { hashtags: [{ tag: 'pe\u0000rch' }] } }], meta: { result_count: 1 } };
+    fake.faults.inject({ kind: 'status', status: 200, body: JSON.stringify(body) }, 1, '/2/users/');
+    const [post] = (await client.fetchPosts(user.platformUserId, null, 10)).value;
+    assert.deepEqual([post?.id, post?.text, post?.lang, post?.hashtags, post?.url], ['77', 'hi there', 'en', ['perch'], 'https://x.com/i/web/status/77']);
+  });
+
   test('lookups by id are keyed by id, with the same outcomes', async (t) => {
     const { fake, client } = await setup(t);
     const a = fake.addUser({ username: 'by_id', followers: 7 });
@@ -198,6 +247,21 @@ describe('X timelines', () => {
     assert.equal(few.reads, 5);
   });
 
+  test('a malformed post is skipped and the rest of its page kept, all of them billed', async (t) => {
+    const { fake, client } = await setup(t);
+    const user = fake.addUser({ username: 'mixed' });
+    const post = (id: string, extra: Record<string, unknown> = {}) => ({ id, text: `post ${id}`, created_at: '2025-02-27T10:00:00.000Z', ...extra });
+    const body = {
+      data: [post('104'), post('103', { created_at: 'yesterday' }), post('102', { text: null }), 'junk', post('101', { id: '' }), post('100')],
+      meta: { result_count: 6, newest_id: '104', oldest_id: '100' },
+    };
+    fake.faults.inject({ kind: 'status', status: 200, body: JSON.stringify(body) }, 1, '/2/users/');
+    const result = await client.fetchPosts(user.id, null, 20);
+    assert.deepEqual(result.value.map((p) => p.id), ['104', '100']);
+    assert.equal(result.reads, 6);
+    assert.equal(fake.requests.length, 1);
+  });
+
   test('an empty timeline (no data, result_count 0) is an empty list', async (t) => {
     const { fake, client } = await setup(t);
     const user = fake.addUser({ username: 'quiet' });
@@ -228,6 +292,28 @@ describe('X rate limits and failures', () => {
     assert.deepEqual(error.rateLimit, { limit: 2, remaining: 0, resetAt });
     assert.equal(error.status, 429);
     assert.equal(fake.tooManyRequests, 1);
+  });
+
+  test('a failure after earlier requests of the same call still reports their reads', async (t) => {
+    const { fake, client } = await setup(t);
+    for (const name of ['n1', 'n2', 'n3', 'n4']) fake.addUser({ username: name });
+    const vague = JSON.stringify({ title: 'Invalid Request', detail: 'One or more parameters to your request was invalid.', type: 'https://api.twitter.com/2/problems/invalid-request' });
+    fake.faults.inject({ kind: 'status', status: 400, body: vague }, 1, '/2/users/by');
+    // The 400 takes no slot of the window; the first half does, so the second half gets a 429.
+    fake.setRateLimit('users_by', 1);
+    const lookup = await rejectsWith(client.lookupByUsernames(['n1', 'n2', 'n3', 'n4']), 'rate_limited');
+    assert.equal(lookup.reads, 2);
+    assert.deepEqual(fake.requests.map((r) => r.status), [400, 200, 429]);
+
+    const user = fake.addUser({ username: 'prolific' });
+    for (let i = 0; i < 130; i++) fake.addPost(user.id, { text: `post ${i}`, createdAt: new Date(START - (130 - i) * 60_000).toISOString() });
+    fake.setRateLimit('tweets', 1);
+    const timeline = await rejectsWith(client.fetchPosts(user.id, null, 1_000), 'rate_limited');
+    assert.equal(timeline.reads, 100);
+    assert.ok(timeline.retryAt !== null && timeline.rateLimit !== null);
+
+    // A call that fails on its first request has read nothing.
+    assert.equal((await rejectsWith(client.fetchPosts(user.id, null, 10), 'rate_limited')).reads, undefined);
   });
 
   test('a 429 with only Retry-After retries after that delay', async (t) => {
