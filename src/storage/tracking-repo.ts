@@ -238,3 +238,29 @@ export async function nameTakenByOther(db: Db, platform: Platform, usernameKey: 
   const row = await db.selectFrom('accounts').select('id').where('platform', '=', platform).where('username_key', '=', usernameKey).where('id', '<>', accountId).executeTakeFirst();
   return row !== undefined;
 }
+
+/** Whether any never-resolved account of the platform is due and unclaimed (read from its partial index). */
+export async function hasDueUnresolved(db: Db, platform: Platform, now: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('accounts')
+    .select('id')
+    .where('platform', '=', platform)
+    .where('platform_user_id', 'is', null)
+    .where('next_check_at', '<=', now)
+    .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Gives leases back and makes the accounts due again only at `until` (a batch that failed on our side). */
+export async function deferAccounts(db: Db, owner: string, ids: readonly number[], until: number): Promise<number> {
+  if (ids.length === 0) return 0;
+  const result = await db
+    .updateTable('accounts')
+    .set({ lease_owner: null, lease_expires_at: null, next_check_at: until })
+    .where('lease_owner', '=', owner)
+    .where('id', 'in', ids)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

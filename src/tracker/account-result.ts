@@ -46,26 +46,31 @@ export function verdictOf(outcome: LookupOutcome | undefined): CheckVerdict {
   }
 }
 
+/** PostgreSQL text refuses U+0000, and no platform means one: drop it from whatever a platform sends. */
+const clean = (text: string): string => (text.includes('\u0000') ? text.replaceAll('\u0000', '') : text);
+const cleanAll = (list: readonly string[]): string[] => list.map(clean);
+
 export function toPostRow(accountId: number, post: PlatformPost, now: number): PostRow {
-  const lang = detectLanguage(post.text, post.lang);
+  const text = clean(post.text);
+  const lang = detectLanguage(text, post.lang === null ? null : clean(post.lang));
   return {
     account_id: accountId,
-    post_id: post.id,
+    post_id: clean(post.id),
     created_at: Date.parse(post.createdAt) || now,
-    text: post.text,
-    url: post.url,
+    text,
+    url: post.url === null ? null : clean(post.url),
     lang,
     // The sentiment lexicon is English: a post known to be in another language gets no score.
-    sentiment: lang === null || lang === 'en' ? scoreSentiment(post.text) : null,
+    sentiment: lang === null || lang === 'en' ? scoreSentiment(text) : null,
     is_repost: post.isRepost ? 1 : 0,
     is_reply: post.isReply ? 1 : 0,
     likes: post.likes,
     reposts: post.reposts,
     replies: post.replies,
     quotes: post.quotes,
-    hashtags: JSON.stringify(post.hashtags),
-    mentions: JSON.stringify(post.mentions),
-    domains: JSON.stringify(post.domains),
+    hashtags: JSON.stringify(cleanAll(post.hashtags)),
+    mentions: JSON.stringify(cleanAll(post.mentions)),
+    domains: JSON.stringify(cleanAll(post.domains)),
     fetched_at: now,
   };
 }
@@ -112,7 +117,7 @@ export function buildResult(input: ResultInput): AccountResult {
   if (outcome?.kind !== 'found') return { write, snapshot: null, posts: [], verdict: verdict.kind };
 
   const { user } = outcome;
-  write.platformUserId = user.platformUserId;
+  write.platformUserId = clean(user.platformUserId);
   const renamed = validateUsername(account.platform, user.username);
   if (renamed.ok && user.username !== account.username) {
     write.username = renamed.username;
@@ -122,7 +127,7 @@ export function buildResult(input: ResultInput): AccountResult {
       write.renames = [...account.renames, { from: account.username, to: renamed.username, at: new Date(now).toISOString() }];
     }
   }
-  write.profile = user.profile;
+  write.profile = Object.fromEntries(Object.entries(user.profile).map(([key, value]) => [key, typeof value === 'string' ? clean(value) : value]));
   write.metrics = { followers: user.followers, following: user.following, posts: user.posts, listed: user.listed, observedAt: new Date(now).toISOString() };
   write.followers = user.followers;
 

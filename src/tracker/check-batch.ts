@@ -20,20 +20,23 @@ export interface BatchReport {
   released: number;
   /** Results dropped because another tracker took the lease over. */
   leaseLost: number;
+  /** Resources the lookup read (X bills them). */
+  reads: number;
   /** The platform refused our credentials: the caller pauses the platform. */
   unauthorized?: boolean;
 }
 
-export async function checkBatch(ctx: TrackerContext, accounts: readonly ClaimedAccount[], resolved: boolean, reserved: boolean): Promise<BatchReport> {
+/** Checks a claimed batch; the caller holds the lookup gate for the first request. */
+export async function checkBatch(ctx: TrackerContext, accounts: readonly ClaimedAccount[], resolved: boolean): Promise<BatchReport> {
   const started = performance.now();
   const platform = ctx.lane.client.platform;
   const keyOf = (a: ClaimedAccount) => (resolved ? (a.platformUserId ?? '') : a.username.toLowerCase());
-  const lookup = await lookupBatch(ctx, accounts.map(keyOf), resolved, reserved);
+  const { value: lookup, reads } = await lookupBatch(ctx, accounts.map(keyOf), resolved);
   if (ctx.signal.aborted || (lookup instanceof PlatformError && (lookup.kind === 'rate_limited' || lookup.kind === 'unauthorized'))) {
     // Not the accounts' fault: they stay due and any tracker may take them again.
     const released = await releaseLeases(ctx.store.db, ctx.owner, accounts.map((a) => a.id));
     const unauthorized = lookup instanceof PlatformError && lookup.kind === 'unauthorized';
-    return { checked: 0, released, leaseLost: 0, unauthorized };
+    return { checked: 0, released, leaseLost: 0, reads, unauthorized };
   }
 
   const outcomes = lookup instanceof PlatformError ? new Map<string, LookupOutcome>() : lookup;
@@ -61,5 +64,5 @@ export async function checkBatch(ctx: TrackerContext, accounts: readonly Claimed
   const saved = await saveResults(ctx, accounts, results, now);
   for (const result of results) ctx.metrics.accountChecked(platform, result.verdict);
   ctx.metrics.batchDone(platform, (performance.now() - started) / 1000, accounts.length);
-  return { checked: saved, released: 0, leaseLost: accounts.length - saved };
+  return { checked: saved, released: 0, leaseLost: accounts.length - saved, reads };
 }

@@ -39,7 +39,8 @@ export const NO_METRICS: TrackerMetrics = {
 
 export interface PlatformLane {
   client: PlatformClient;
-  gates: Record<'lookup' | 'posts', RateGate>;
+  /** One gate per endpoint; endpoints in one of the platform's rate-limit groups share it. */
+  gates: Record<Endpoint, RateGate>;
   /** Daily read budget (X); null when the platform does not bill reads. */
   budget: ReadBudget | null;
 }

@@ -15,33 +15,38 @@ export interface PostsWanted {
 export async function fetchNewPosts(ctx: TrackerContext, wanted: readonly PostsWanted[]): Promise<Map<number, PlatformPost[]>> {
   const { lane, metrics, settings, signal, logger } = ctx;
   const platform = lane.client.platform;
+  const gate = lane.gates.posts;
   const fetched = new Map<number, PlatformPost[]>();
   let next = 0;
+  let skipRest = false;
   const worker = async () => {
-    while (next < wanted.length && !signal.aborted) {
+    while (next < wanted.length && !signal.aborted && !skipRest) {
       const item = wanted[next++];
       if (!item) break;
-      if (lane.budget && !(await lane.budget.tryReserve(settings.postsPerFetch))) return;
-      if (!lane.gates.posts.tryAcquire()) {
-        lane.budget?.release(settings.postsPerFetch);
+      const reservation = lane.budget ? await lane.budget.reserve(settings.postsPerFetch) : null;
+      if (reservation?.granted === 0 || !(await gate.acquire(signal, { windowWait: false }))) {
+        skipRest = true;
+        if (reservation) await lane.budget?.settle(reservation, 0);
         return;
       }
+      let read = 0;
       try {
-        const result = await lane.client.fetchPosts(item.platformUserId, item.sinceId, settings.postsPerFetch, signal);
-        lane.gates.posts.settle(result.rateLimit);
+        const result = await lane.client.fetchPosts(item.platformUserId, item.sinceId, reservation?.granted ?? settings.postsPerFetch, signal);
+        gate.settle(result.rateLimit);
         metrics.platformRequest(platform, 'posts', 'ok');
-        await lane.budget?.spend(result.reads);
+        read = result.reads;
         fetched.set(item.accountId, result.value);
       } catch (error) {
         if (!(error instanceof PlatformError)) {
-          lane.gates.posts.cancel();
+          gate.cancel();
           throw error;
         }
-        lane.gates.posts.settle(error.rateLimit, error.kind === 'rate_limited' ? error.retryAt : null);
+        read = error.reads ?? 0;
+        gate.settle(error.rateLimit, error.kind === 'rate_limited' ? error.retryAt : null);
         metrics.platformRequest(platform, 'posts', error.kind);
         logger.debug({ platform, account: item.accountId, kind: error.kind }, 'timeline read failed; retried at the next check');
       } finally {
-        lane.budget?.release(settings.postsPerFetch);
+        if (reservation) await lane.budget?.settle(reservation, read);
       }
     }
   };

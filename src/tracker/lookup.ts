@@ -8,41 +8,44 @@ export const LOOKUP_ATTEMPTS = 3;
 const RETRY_BASE_MS = 1_000;
 const RETRY_CAP_MS = 15_000;
 
+export interface LookupResult {
+  value: Map<string, LookupOutcome> | PlatformError;
+  /** Resources the platform returned (and X billed), over every attempt. */
+  reads: number;
+}
+
 /**
- * Looks the batch up by platform id (`resolved`) or by name. `reserved` says the caller already
- * holds the gate for the first attempt (it acquires before claiming, so a lease never waits on a
- * rate limit). Resolves to the outcomes, or to the PlatformError that ended the attempts.
+ * Looks the batch up by platform id (`resolved`) or by name. The caller already holds the gate
+ * for the first attempt (it acquires before claiming, so a lease never waits on a rate limit);
+ * a retry goes only if the window has room right now, otherwise the batch is given back as rate
+ * limited. Resolves to the outcomes, or to the PlatformError that ended the attempts.
  */
-export async function lookupBatch(ctx: TrackerContext, keys: readonly string[], resolved: boolean, reserved: boolean): Promise<Map<string, LookupOutcome> | PlatformError> {
+export async function lookupBatch(ctx: TrackerContext, keys: readonly string[], resolved: boolean): Promise<LookupResult> {
   const { lane, metrics, signal } = ctx;
   const platform = lane.client.platform;
   const endpoint: Endpoint = resolved ? 'lookup_by_id' : 'lookup_by_name';
-  let holding = reserved;
+  const gate = lane.gates[endpoint];
+  let reads = 0;
   for (let attempt = 0; ; attempt += 1) {
-    if (!holding) {
-      const waitedBefore = lane.gates.lookup.waitedMs;
-      if (!(await lane.gates.lookup.acquire(signal))) return new PlatformError('unavailable', 'tracker stopping');
-      metrics.rateLimitWait(platform, lane.gates.lookup.waitedMs - waitedBefore);
-    }
-    holding = false;
+    if (attempt > 0 && !gate.tryAcquire()) return { value: new PlatformError('rate_limited', 'no room left in the rate-limit window for a retry'), reads };
     let result: CallResult<Map<string, LookupOutcome>>;
     try {
       result = resolved ? await lane.client.lookupByIds(keys, signal) : await lane.client.lookupByUsernames(keys, signal);
     } catch (error) {
       if (!(error instanceof PlatformError)) {
-        lane.gates.lookup.cancel();
+        gate.cancel();
         throw error;
       }
-      lane.gates.lookup.settle(error.rateLimit, error.kind === 'rate_limited' ? error.retryAt : null);
+      reads += error.reads ?? 0;
+      gate.settle(error.rateLimit, error.kind === 'rate_limited' ? error.retryAt : null);
       metrics.platformRequest(platform, endpoint, error.kind);
       const retryable = error.kind === 'unavailable' || error.kind === 'bad_response';
-      if (!retryable || attempt + 1 >= LOOKUP_ATTEMPTS || signal.aborted) return error;
+      if (!retryable || attempt + 1 >= LOOKUP_ATTEMPTS || signal.aborted) return { value: error, reads };
       await ctx.clock.sleep(backoffDelay(attempt, RETRY_BASE_MS, RETRY_CAP_MS, ctx.random), signal);
       continue;
     }
-    lane.gates.lookup.settle(result.rateLimit);
+    gate.settle(result.rateLimit);
     metrics.platformRequest(platform, endpoint, 'ok');
-    await lane.budget?.spend(result.reads);
-    return result.value;
+    return { value: result.value, reads: reads + result.reads };
   }
 }

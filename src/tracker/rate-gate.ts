@@ -6,6 +6,10 @@ import type { TrackerClock } from './tracker-clock.ts';
 
 /** Waiting a little past the platform's reset absorbs clock skew between us and the platform. */
 export const RESET_MARGIN_MS = 500;
+/** The longest wait a platform's headers can impose on us; a later reset is not believed. */
+export const MAX_WAIT_MS = 60 * 60_000;
+/** The shortest pause after a 429, whatever its headers say. */
+export const MIN_RETRY_MS = 1_000;
 
 export interface GateSnapshot {
   limit: number | null;
@@ -52,8 +56,12 @@ export class RateGate {
     return true;
   }
 
-  /** Waits until a request may go, then reserves it. Returns false if `signal` aborted first. */
-  async acquire(signal?: AbortSignal): Promise<boolean> {
+  /**
+   * Waits until a request may go, then reserves it. Returns false if `signal` aborted first, or,
+   * with `windowWait: false`, as soon as going would mean waiting for the window to reopen (it
+   * still waits for requests in flight, which settle within a request timeout).
+   */
+  async acquire(signal?: AbortSignal, options: { windowWait?: boolean } = {}): Promise<boolean> {
     for (;;) {
       if (signal?.aborted) return false;
       const wait = this.delay(this.clock.now());
@@ -61,6 +69,7 @@ export class RateGate {
         this.inFlight += 1;
         return true;
       }
+      if (wait > 0 && options.windowWait === false) return false;
       if (wait < 0) {
         await new Promise<void>((resolve) => {
           const done = () => {
@@ -80,14 +89,20 @@ export class RateGate {
   /** Ends a reserved request, with what its response said about the window (null if nothing). */
   settle(info: RateLimitInfo | null, retryAt: number | null = null): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
+    const now = this.clock.now();
+    // A reset in milliseconds instead of seconds, or a broken proxy, must not park the gate for
+    // weeks (or overflow a timer): no wait is believed beyond MAX_WAIT_MS. A reset already past
+    // on our clock (skew) still holds the gate a moment, so a 429 cannot loop at full speed.
+    const bounded = (at: number) => Math.min(Math.max(at, now + MIN_RETRY_MS), now + MAX_WAIT_MS);
     if (info) {
+      info = { ...info, resetAt: Math.min(info.resetAt, now + MAX_WAIT_MS) };
       // Responses can arrive out of order: within one window keep the smallest remaining.
       const sameWindow = this.remaining !== null && info.resetAt === this.resetAt;
       this.limit = info.limit;
       this.remaining = sameWindow ? Math.min(this.remaining ?? info.remaining, info.remaining) : info.remaining;
       this.resetAt = info.resetAt;
     }
-    if (retryAt !== null) this.blockedUntil = Math.max(this.blockedUntil, retryAt);
+    if (retryAt !== null) this.blockedUntil = Math.max(this.blockedUntil, bounded(retryAt));
     this.wake();
   }
 

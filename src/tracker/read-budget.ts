@@ -1,15 +1,19 @@
-// X bills every resource read: X_DAILY_READ_BUDGET caps the reads per UTC day. The count lives in
-// the store (so a restart does not reset it); this object caches today's figure between requests.
+// X bills every resource read: X_DAILY_READ_BUDGET caps the reads per UTC day. Before a request,
+// a tracker reserves what it may read from the count in the store (shared by every process);
+// afterwards it settles the reservation with what was really read.
 import type { Kysely } from 'kysely';
 import type { Platform } from '../domain/platforms.ts';
 import type { Database } from '../storage/schema.ts';
-import { addReads, readsOn, utcDay } from '../storage/usage-repo.ts';
+import { adjustReads, readsOn, reserveReads, utcDay } from '../storage/usage-repo.ts';
 import type { TrackerClock } from './tracker-clock.ts';
 
+export interface Reservation {
+  day: string;
+  granted: number;
+}
+
 export class ReadBudget {
-  private day = '';
-  private used = 0;
-  private reserved = 0;
+  private lastSeen = { day: '', used: 0 };
   private readonly db: Kysely<Database>;
   private readonly platform: Platform;
   readonly limit: number;
@@ -22,43 +26,21 @@ export class ReadBudget {
     this.clock = clock;
   }
 
-  private async refresh(): Promise<void> {
-    const today = utcDay(this.clock.now());
-    if (today !== this.day) {
-      this.used = await readsOn(this.db, this.platform, today);
-      this.day = today;
-    }
+  /** Reserves up to `wanted` reads of today's budget; `granted` is 0 when the day is spent. */
+  async reserve(wanted: number): Promise<Reservation> {
+    const day = utcDay(this.clock.now());
+    const granted = await reserveReads(this.db, this.platform, day, wanted, this.limit);
+    this.lastSeen = { day, used: await readsOn(this.db, this.platform, day) };
+    return { day, granted };
   }
 
-  /**
-   * Holds `reads` of today's budget for a request about to go, if they fit beside what is spent
-   * and what requests in flight hold. Give them back with release() once the request has spent.
-   */
-  async tryReserve(reads: number): Promise<boolean> {
-    await this.refresh();
-    if (this.used + this.reserved + reads > this.limit) return false;
-    this.reserved += reads;
-    return true;
-  }
-
-  release(reads: number): void {
-    this.reserved = Math.max(0, this.reserved - reads);
-  }
-
-  async spend(reads: number): Promise<void> {
-    if (reads <= 0) return;
-    await this.refresh();
-    this.used += reads;
-    await addReads(this.db, this.platform, this.day, reads);
-  }
-
-  /** Epoch ms of the next UTC midnight, when the budget starts again. */
-  nextDayAt(): number {
-    const now = new Date(this.clock.now());
-    return Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+  /** Settles a reservation with the reads the request really made (0 when it was not sent). */
+  async settle(reservation: Reservation, read: number): Promise<void> {
+    await adjustReads(this.db, this.platform, reservation.day, read - reservation.granted);
+    if (reservation.day === this.lastSeen.day) this.lastSeen.used += read - reservation.granted;
   }
 
   snapshot(): { day: string; used: number; limit: number } {
-    return { day: this.day, used: this.used, limit: this.limit };
+    return { day: this.lastSeen.day, used: this.lastSeen.used, limit: this.limit };
   }
 }

@@ -1,25 +1,28 @@
-// The tracking loop: while running, claim due accounts platform by platform in batches, check
-// them, and sleep until the next account is due or someone calls notify(). stop() stops claiming,
-// lets running batches finish for a grace period, then aborts them (their leases are released).
+// The tracking loop: each platform runs on its own (one platform waiting for its rate limit never
+// holds up another): workers claim due accounts in batches, check them, and the lane sleeps until
+// its next account is due or someone calls notify(). stop() stops claiming, lets running batches
+// finish for a grace period, then aborts them (their leases are released).
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Platform } from '../domain/platforms.ts';
-import type { PlatformClient } from '../platforms/types.ts';
+import type { Endpoint, PlatformClient } from '../platforms/types.ts';
 import type { Store } from '../storage/store.ts';
-import { claimDueAccounts, nextDueAt, releaseLeases } from '../storage/tracking-repo.ts';
+import { claimDueAccounts, deferAccounts, hasDueUnresolved, nextDueAt, releaseLeases } from '../storage/tracking-repo.ts';
 import { checkBatch } from './check-batch.ts';
 import { NO_METRICS, type PlatformLane, type TrackerContext, type TrackerMetrics, type TrackerSettings } from './context.ts';
 import { RateGate, type GateSnapshot } from './rate-gate.ts';
 import { ReadBudget } from './read-budget.ts';
 import type { TrackerClock } from './tracker-clock.ts';
 
-/** An idle tracker looks for due work at least this often (another process may have imported). */
+/** An idle lane looks for due work at least this often (another process may have imported). */
 const IDLE_POLL_MS = 5_000;
-/** Shortest idle sleep between ticks: a floor against spinning when due work cannot be claimed. */
+/** Shortest idle sleep: a floor against spinning when due work cannot be claimed. */
 const MIN_IDLE_MS = 50;
-/** After the platform refuses our credentials, try again this much later. */
-const UNAUTHORIZED_PAUSE_MS = 60_000;
+/** After the platform refuses our credentials, or the day's read budget is spent, look again this much later. */
+const PAUSE_MS = 60_000;
+/** A batch that failed for a reason of ours (the store refused it) is retried this much later, not at once. */
+const BATCH_FAILURE_DELAY_MS = 60_000;
 
 export interface TrackerOptions {
   store: Store;
@@ -37,6 +40,8 @@ export interface TrackerOptions {
 interface Lane extends PlatformLane {
   pausedUntil: number;
   pauseReason: string | null;
+  context: TrackerContext;
+  wake: AbortController;
 }
 
 export interface TickReport {
@@ -50,9 +55,20 @@ export interface TrackerStatus {
   owner: string;
   lastTickAt: string | null;
   lastTickMs: number | null;
-  /** Ticks since start. */
+  /** Lane rounds (claim until nothing is due) since start. */
   ticks: number;
   platforms: Record<string, { configured: boolean; pausedUntil: string | null; pauseReason: string | null; lookup: GateSnapshot; posts: GateSnapshot; budget: { day: string; used: number; limit: number } | null }>;
+}
+
+/** One gate per rate-limit group of the platform; endpoints of a group share it. */
+function gatesFor(client: PlatformClient, clock: TrackerClock): Record<Endpoint, RateGate> {
+  const byGroup = new Map<string, RateGate>();
+  const gate = (endpoint: Endpoint) => {
+    const group = client.rateLimitGroups[endpoint];
+    if (!byGroup.has(group)) byGroup.set(group, new RateGate(clock));
+    return byGroup.get(group) as RateGate;
+  };
+  return { lookup_by_name: gate('lookup_by_name'), lookup_by_id: gate('lookup_by_id'), posts: gate('posts'), profile: gate('profile') };
 }
 
 export class Tracker {
@@ -61,12 +77,11 @@ export class Tracker {
   private readonly lanes: Lane[];
   private readonly abort = new AbortController();
   private stopping = false;
-  private wake: AbortController | null = null;
   private running: Promise<void> | null = null;
+  private stopped: Promise<void> | null = null;
   private lastTickAt: number | null = null;
   private lastTickMs: number | null = null;
   private ticks = 0;
-  private stopped: Promise<void> | null = null;
 
   constructor(options: TrackerOptions) {
     this.options = options;
@@ -75,142 +90,152 @@ export class Tracker {
     setMaxListeners(1_000, this.abort.signal);
     this.lanes = options.clients.map((client) => {
       const limit = options.dailyReadBudgets?.[client.platform];
-      return {
+      const lane = {
         client,
-        gates: { lookup: new RateGate(options.clock), posts: new RateGate(options.clock) },
+        gates: gatesFor(client, options.clock),
         budget: limit === undefined ? null : new ReadBudget(options.store.db, client.platform, limit, options.clock),
         pausedUntil: 0,
         pauseReason: null,
+        wake: new AbortController(),
       };
+      const context: TrackerContext = {
+        store: options.store,
+        lane,
+        clock: options.clock,
+        settings: options.settings,
+        metrics: options.metrics ?? NO_METRICS,
+        logger: options.logger,
+        random: options.random ?? Math.random,
+        owner: this.owner,
+        signal: this.abort.signal,
+      };
+      return { ...lane, context: { ...context, lane } } as Lane;
     });
+    for (const lane of this.lanes) lane.context.lane = lane;
   }
 
-  /** Runs the loop in the background until stop(). */
+  /** Runs every configured platform's loop in the background until stop(). */
   start(): void {
-    this.running ??= this.loop().catch((error: unknown) => this.options.logger.error({ err: error }, 'tracker loop ended'));
+    this.running ??= Promise.all(this.lanes.filter((lane) => lane.client.configured).map((lane) => this.laneLoop(lane))).then(() => {});
   }
 
-  /** Wakes an idle loop at once (an import or a refresh made accounts due). */
+  /** Wakes idle lanes at once (an import or a refresh made accounts due). */
   notify(): void {
-    this.wake?.abort();
+    for (const lane of this.lanes) lane.wake.abort();
   }
 
-  private async loop(): Promise<void> {
+  private async laneLoop(lane: Lane): Promise<void> {
     const { clock, store, logger } = this.options;
     while (!this.stopping) {
-      try {
-        await this.tick();
-      } catch (error) {
-        logger.error({ err: error }, 'tracker tick failed');
-      }
+      lane.wake = new AbortController();
+      const report: TickReport = { checked: 0, released: 0, leaseLost: 0 };
+      if (lane.pausedUntil <= clock.now()) await this.runLane(lane, report);
       if (this.stopping) break;
-      this.wake = new AbortController();
-      const signal = AbortSignal.any([this.wake.signal, this.abort.signal]);
-      // Only platforms that can work now count: X without a token, or a paused platform, must
-      // not keep an idle tracker spinning on accounts it cannot check.
       const now = clock.now();
-      const working = this.lanes.filter((lane) => lane.client.configured && lane.pausedUntil <= now);
       let wait = IDLE_POLL_MS;
-      try {
-        const due = await nextDueAt(store.reader, working.map((lane) => lane.client.platform), now);
-        if (due !== null) wait = Math.min(wait, due - now);
-      } catch (error) {
-        logger.warn({ err: error }, 'could not read the next due time');
+      if (lane.pausedUntil > now) {
+        wait = Math.min(wait, lane.pausedUntil - now);
+      } else {
+        try {
+          const due = await nextDueAt(store.reader, [lane.client.platform], now);
+          if (due !== null) wait = Math.min(wait, due - now);
+        } catch (error) {
+          logger.warn({ err: error }, 'could not read the next due time');
+        }
       }
-      for (const lane of this.lanes) if (lane.pausedUntil > now) wait = Math.min(wait, lane.pausedUntil - now);
-      // A tick just found nothing it could claim; never loop faster than this even if work looks due.
-      await clock.sleep(Math.max(MIN_IDLE_MS, wait), signal);
+      await clock.sleep(Math.max(MIN_IDLE_MS, wait), lane.wake.signal);
     }
   }
 
-  /** Checks every account due now, on every platform; resolves when none is left (or on stop). */
+  /** Checks every account due now on every configured platform; resolves when none is left (or on stop). */
   async tick(): Promise<TickReport> {
-    const started = performance.now();
     const report: TickReport = { checked: 0, released: 0, leaseLost: 0 };
-    await Promise.all(this.lanes.filter((lane) => lane.client.configured).map((lane) => this.runLane(lane, report)));
-    this.lastTickAt = this.options.clock.now();
-    this.lastTickMs = Math.round(performance.now() - started);
-    this.ticks += 1;
+    await Promise.all(this.lanes.filter((lane) => lane.client.configured && lane.pausedUntil <= this.options.clock.now()).map((lane) => this.runLane(lane, report)));
     return report;
   }
 
+  /** One round of a lane: its workers claim and check until nothing is due. Never rejects. */
   private async runLane(lane: Lane, report: TickReport): Promise<void> {
-    const { clock, store, settings, logger } = this.options;
-    const context: TrackerContext = {
-      store,
-      lane,
-      clock,
-      settings,
-      metrics: this.options.metrics ?? NO_METRICS,
-      logger,
-      random: this.options.random ?? Math.random,
-      owner: this.owner,
-      signal: this.abort.signal,
-    };
+    const { clock, settings, logger } = this.options;
+    const started = performance.now();
     const worker = async () => {
-      let more = true;
-      while (more && !this.stopping && lane.pausedUntil <= clock.now()) {
-        // The reads a batch may cost are held before claiming, so workers in parallel cannot
-        // together overspend the day's budget.
-        const reads = lane.client.batchSize;
-        if (lane.budget && !(await lane.budget.tryReserve(reads))) {
-          this.pause(lane, lane.budget.nextDayAt(), 'daily read budget spent');
-          return;
-        }
-        try {
-          more = await this.claimAndCheck(lane, context, report);
-        } finally {
-          lane.budget?.release(reads);
-        }
+      try {
+        while (!this.stopping && lane.pausedUntil <= clock.now() && (await this.claimAndCheck(lane, report)));
+      } catch (error) {
+        if (!this.abort.signal.aborted) logger.error({ err: error, platform: lane.client.platform }, 'tracker worker failed');
       }
     };
     await Promise.all(Array.from({ length: settings.batchesInFlight }, worker));
+    this.lastTickAt = clock.now();
+    this.lastTickMs = Math.round(performance.now() - started);
+    this.ticks += 1;
   }
 
-  /** One batch: wait for the rate gate, claim, check. Returns false when nothing was due. */
-  private async claimAndCheck(lane: Lane, context: TrackerContext, report: TickReport): Promise<boolean> {
+  /** One batch: reserve reads, pass the rate gate, claim, check. Returns false when nothing more is due. */
+  private async claimAndCheck(lane: Lane, report: TickReport): Promise<boolean> {
     const { clock, store, settings, logger } = this.options;
-    // The gate is passed before claiming, so a lease is never held while waiting for a window.
-    const waitedBefore = lane.gates.lookup.waitedMs;
-    if (!(await lane.gates.lookup.acquire(this.abort.signal))) return false;
-    context.metrics.rateLimitWait(lane.client.platform, lane.gates.lookup.waitedMs - waitedBefore);
-    if (this.stopping) {
-      lane.gates.lookup.cancel();
-      return false;
-    }
-    const claim = { platform: lane.client.platform, owner: this.owner, now: clock.now(), leaseMs: settings.leaseMs, limit: lane.client.batchSize };
+    const platform = lane.client.platform;
+    const now = clock.now();
     // Names never resolved go first: they are new, and a user is waiting to see them.
-    let resolved = false;
-    let accounts = await claimDueAccounts(store.db, store.caps, { ...claim, resolved });
-    if (accounts.length === 0) {
-      resolved = true;
-      accounts = await claimDueAccounts(store.db, store.caps, { ...claim, resolved });
-    }
-    if (accounts.length === 0) {
-      lane.gates.lookup.cancel();
+    const resolved = !(await hasDueUnresolved(store.reader, platform, now));
+    // The reads a batch may cost are reserved before claiming, in the store, so trackers in
+    // parallel (here or in other processes) cannot together overspend the day's budget.
+    const reservation = lane.budget ? await lane.budget.reserve(lane.client.batchSize) : null;
+    if (reservation?.granted === 0) {
+      this.pause(lane, clock.now() + PAUSE_MS, 'daily read budget spent');
       return false;
     }
+    let reads = 0;
     try {
-      const result = await checkBatch(context, accounts, resolved, true);
-      report.checked += result.checked;
-      report.released += result.released;
-      report.leaseLost += result.leaseLost;
-      if (result.unauthorized) this.pause(lane, clock.now() + UNAUTHORIZED_PAUSE_MS, 'the platform refused our credentials');
-    } catch (error) {
-      // Whatever broke (the store, a shutdown abort), the accounts go back to the pool.
-      report.released += await releaseLeases(store.db, this.owner, accounts.map((a) => a.id)).catch(() => 0);
-      if (!this.abort.signal.aborted) {
-        logger.error({ err: error, platform: lane.client.platform }, 'batch failed; its accounts were released');
-        await clock.sleep(1_000, this.abort.signal);
+      // The gate is passed before claiming, so a lease is never held while waiting for a window.
+      const gate = lane.gates[resolved ? 'lookup_by_id' : 'lookup_by_name'];
+      const waitedBefore = gate.waitedMs;
+      if (!(await gate.acquire(this.abort.signal))) return false;
+      lane.context.metrics.rateLimitWait(platform, gate.waitedMs - waitedBefore);
+      if (this.stopping) {
+        gate.cancel();
+        return false;
       }
+      const limit = Math.min(lane.client.batchSize, reservation?.granted ?? lane.client.batchSize);
+      let accounts;
+      try {
+        accounts = await claimDueAccounts(store.db, store.caps, { platform, owner: this.owner, now: clock.now(), leaseMs: settings.leaseMs, limit, resolved });
+      } catch (error) {
+        gate.cancel();
+        throw error;
+      }
+      if (accounts.length === 0) {
+        gate.cancel();
+        // Another worker took the last unresolved names: look again for resolved ones.
+        return !resolved;
+      }
+      try {
+        const result = await checkBatch(lane.context, accounts, resolved);
+        reads = result.reads;
+        report.checked += result.checked;
+        report.released += result.released;
+        report.leaseLost += result.leaseLost;
+        if (result.unauthorized) this.pause(lane, clock.now() + PAUSE_MS, 'the platform refused our credentials');
+      } catch (error) {
+        const ids = accounts.map((a) => a.id);
+        if (this.abort.signal.aborted) {
+          report.released += await releaseLeases(store.db, this.owner, ids).catch(() => 0);
+        } else {
+          // Whatever broke (the store refused a value, a bug), do not claim the same batch again at once.
+          logger.error({ err: error, platform }, 'batch failed; its accounts are retried in a minute');
+          report.released += await deferAccounts(store.db, this.owner, ids, clock.now() + BATCH_FAILURE_DELAY_MS).catch(() => 0);
+        }
+      }
+      return true;
+    } finally {
+      if (reservation) await lane.budget?.settle(reservation, reads).catch((error: unknown) => logger.warn({ err: error }, 'could not settle the read budget'));
     }
-    return true;
   }
 
   private pause(lane: Lane, until: number, reason: string): void {
+    if (lane.pausedUntil < until) this.options.logger.warn({ platform: lane.client.platform, until: new Date(until).toISOString(), reason }, 'platform paused');
     lane.pausedUntil = until;
     lane.pauseReason = reason;
-    this.options.logger.warn({ platform: lane.client.platform, until: new Date(until).toISOString(), reason }, 'platform paused');
   }
 
   /** Stops claiming; running batches get `graceMs` to finish, then are aborted and their leases released. */
@@ -232,18 +257,20 @@ export class Tracker {
   }
 
   status(): TrackerStatus {
-    const iso = (ms: number | null) => (ms === null || ms <= this.options.clock.now() ? null : new Date(ms).toISOString());
+    const now = this.options.clock.now();
+    const iso = (ms: number) => (ms <= now ? null : new Date(ms).toISOString());
     const platforms: TrackerStatus['platforms'] = {};
     for (const lane of this.lanes) {
       platforms[lane.client.platform] = {
         configured: lane.client.configured,
         pausedUntil: iso(lane.pausedUntil),
-        pauseReason: lane.pausedUntil > this.options.clock.now() ? lane.pauseReason : null,
-        lookup: lane.gates.lookup.snapshot(),
+        pauseReason: lane.pausedUntil > now ? lane.pauseReason : null,
+        lookup: lane.gates.lookup_by_id.snapshot(),
         posts: lane.gates.posts.snapshot(),
         budget: lane.budget?.snapshot() ?? null,
       };
     }
-    return { running: this.running !== null && !this.stopping, owner: this.owner, lastTickAt: this.lastTickAt === null ? null : new Date(this.lastTickAt).toISOString(), lastTickMs: this.lastTickMs, ticks: this.ticks, platforms };
+    const lastTickAt = this.lastTickAt === null ? null : new Date(this.lastTickAt).toISOString();
+    return { running: this.running !== null && !this.stopping, owner: this.owner, lastTickAt, lastTickMs: this.lastTickMs, ticks: this.ticks, platforms };
   }
 }

@@ -63,7 +63,7 @@ export async function trackerWorld(t: TestContext, options: { x?: FakeXOptions; 
     await Promise.all([x.close(), bsky.close()]);
     await location.drop();
   });
-  const logger = createLogger('silent');
+  const logger = createLogger(process.env.TEST_TRACKER_LOG ?? 'silent');
   return {
     store,
     config,

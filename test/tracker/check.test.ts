@@ -190,3 +190,16 @@ test('start() then notify(): an import is checked at once, not at the next poll'
     await delay(20);
   }
 });
+
+test('text a platform sends with NUL characters is stored without them (PostgreSQL refuses them)', async (t) => {
+  const w = await trackerWorld(t);
+  const alice = w.bsky.addUser({ handle: 'alice.bsky.social', displayName: 'Al\u0000ice' });
+  w.bsky.addPost(alice.did, { text: 'hello\u0000world', langs: ['en'] });
+  await w.importCsv('username\nalice.bsky.social\n');
+  assert.equal((await w.tracker().tick()).checked, 1);
+  const account = await w.account('bluesky', 'alice.bsky.social');
+  assert.equal(account.status, 'active');
+  assert.equal(account.profile?.displayName, 'Alice');
+  const posts = await w.store.db.selectFrom('posts').select('text').execute();
+  assert.deepEqual(posts.map((p) => p.text), ['helloworld']);
+});

@@ -2,6 +2,7 @@
 // 5xx bursts and hangs, repeated failures, and X's daily read budget.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { trackerSettings } from '../../src/tracker/create-tracker.ts';
 import { trackerWorld, type TrackerWorld } from '../helpers/tracker.ts';
 
 const HOUR = 3_600_000;
@@ -91,23 +92,33 @@ test('repeated failures back off, then show error with the reason kept; a later 
   assert.equal(healed.tracking.lastError, null);
 });
 
-test('X_DAILY_READ_BUDGET: lookups stop when the day is spent and start again the next UTC day', async (t) => {
+test('X_DAILY_READ_BUDGET: lookups stop when the day is spent, across trackers, and start again the next UTC day', async (t) => {
   const w = await trackerWorld(t, { env: { X_DAILY_READ_BUDGET: '150' } });
   await seedX(w, 250);
   const tracker = w.tracker();
-  const first = await tracker.tick();
-  assert.equal(first.checked, 100, 'a second batch of 100 would exceed 150 reads');
+  // A batch of 100, then one of the 50 reads left.
+  assert.equal((await tracker.tick()).checked, 150);
   const status = tracker.status().platforms.x;
-  assert.equal(status?.budget?.used, 100);
+  assert.equal(status?.budget?.used, 150);
   assert.match(status?.pauseReason ?? '', /budget/);
-  assert.equal(lookups(w).length, 1);
+  assert.deepEqual(lookups(w).map((r) => (r.query.get('usernames') ?? '').split(',').length), [100, 50]);
 
-  // The count is kept in the store: a restarted tracker knows what was spent today.
-  const restarted = w.tracker();
-  assert.equal((await restarted.tick()).checked, 0);
+  // The count is kept in the store and shared: another tracker (a restart, another process) sees it.
+  const other = w.tracker();
+  assert.equal((await other.tick()).checked, 0);
 
   w.clock.current = Date.parse('2026-11-24T00:00:01.000Z');
-  assert.equal((await restarted.tick()).checked, 100, 'a new UTC day, a new budget');
+  assert.equal((await other.tick()).checked, 100, 'a new UTC day, a new budget');
+});
+
+test('two trackers reserving at once never read more than the budget together', async (t) => {
+  const w = await trackerWorld(t, { env: { X_DAILY_READ_BUDGET: '250' } });
+  await seedX(w, 600);
+  const [a, b] = [w.tracker(), w.tracker()];
+  const [ra, rb] = await Promise.all([a.tick(), b.tick()]);
+  assert.equal(ra.checked + rb.checked, 250);
+  const read = lookups(w).reduce((sum, r) => sum + (r.query.get('usernames') ?? '').split(',').length, 0);
+  assert.equal(read, 250);
 });
 
 test('Bluesky ratelimit-* headers: the tracker waits for the reset instead of causing 429s', async (t) => {
@@ -123,4 +134,18 @@ test('Bluesky ratelimit-* headers: the tracker waits for the reset instead of ca
   const times = w.bsky.requests.filter((r) => r.path.endsWith('getProfiles')).map((r) => r.at - start);
   assert.equal(times.length, 3);
   assert.ok(times[1]! >= 5 * 60_000 && times[2]! >= 10 * 60_000, `requests at ${times.join(', ')} ms`);
+});
+
+test('a retry after a 5xx never waits for the window while holding the lease: accounts are looked up once', async (t) => {
+  const w = await trackerWorld(t, { env: { TRACK_LEASE: '5m' } });
+  await seedX(w, 300);
+  w.x.setRateLimit('users_by', 2, WINDOW);
+  w.x.faults.inject({ kind: 'status', status: 503, body: '{"title":"Service Unavailable"}' }, 1, '/2/users/by');
+  // One batch at a time: virtual time must not jump past a lease while another batch's store
+  // round trip (real time) is still running.
+  const report = await w.tracker({ settings: { ...trackerSettings(w.config), batchesInFlight: 1 } }).tick();
+  assert.equal(report.checked, 300);
+  assert.equal(report.leaseLost, 0);
+  assert.equal(w.x.tooManyRequests, 0);
+  for (const user of w.x.world.usersById.values()) assert.equal(w.x.lookupsOf(user.id), 1, `${user.username} looked up ${w.x.lookupsOf(user.id)} times`);
 });
