@@ -40,7 +40,8 @@ export class ReadBudget {
     if (reservation.day === this.lastSeen.day) this.lastSeen.used += read - reservation.granted;
   }
 
-  snapshot(): { day: string; used: number; limit: number } {
-    return { day: this.lastSeen.day, used: this.lastSeen.used, limit: this.limit };
+  /** What the last reservation saw; `day` is null before the first one. */
+  snapshot(): { day: string | null; used: number; limit: number } {
+    return { day: this.lastSeen.day === '' ? null : this.lastSeen.day, used: this.lastSeen.used, limit: this.limit };
   }
 }

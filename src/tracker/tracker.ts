@@ -57,7 +57,7 @@ export interface TrackerStatus {
   lastTickMs: number | null;
   /** Lane rounds (claim until nothing is due) since start. */
   ticks: number;
-  platforms: Record<string, { configured: boolean; pausedUntil: string | null; pauseReason: string | null; lookup: GateSnapshot; posts: GateSnapshot; budget: { day: string; used: number; limit: number } | null }>;
+  platforms: Record<string, { configured: boolean; pausedUntil: string | null; pauseReason: string | null; lookup: GateSnapshot; posts: GateSnapshot; budget: { day: string | null; used: number; limit: number } | null }>;
 }
 
 /** One gate per rate-limit group of the platform; endpoints of a group share it. */
