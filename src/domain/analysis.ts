@@ -4,10 +4,8 @@ import { DAY_MS, followersAtOrBefore, type FollowerSeries } from './history-seri
 
 export { followerSeriesAppend, type FollowerSeries } from './history-series.ts';
 
-export interface AnalysisPost {
-  id: string;
-  /** Epoch ms. */
-  createdAt: number;
+/** What every platform tells about a post's reach and content, the same on X and Bluesky. */
+export interface PostFigures {
   text: string;
   url: string | null;
   /** A repost of someone else's post: never counted as the account's own. */
@@ -16,10 +14,20 @@ export interface AnalysisPost {
   reposts: number;
   replies: number;
   quotes: number;
+  /** Without the leading #, as written. */
   hashtags: string[];
+  /** Handles without the leading @. */
   mentions: string[];
+  /** Host names of linked URLs (expanded where the platform gives them), lower-case, without `www.`. */
   domains: string[];
+  /** A language tag, or null. */
   lang: string | null;
+}
+
+export interface AnalysisPost extends PostFigures {
+  id: string;
+  /** Epoch ms. */
+  createdAt: number;
   /** In [-1, 1] (see post-text.ts), or null when not scored. */
   sentiment: number | null;
 }

@@ -1,6 +1,7 @@
 // What every platform client offers the tracker, whatever its wire format. Clients map the
 // platform's payloads into these shapes; they never touch the store or decide schedules.
 import type { AccountProfile } from '../domain/account.ts';
+import type { PostFigures } from '../domain/analysis.ts';
 import type { Platform } from '../domain/platforms.ts';
 
 /** A user as the platform returned it. */
@@ -30,28 +31,12 @@ export type LookupOutcome =
   | { kind: 'unknown'; reason: string };
 
 /** A post with its metrics at fetch time and the entities the platform itself extracted. */
-export interface PlatformPost {
+export interface PlatformPost extends PostFigures {
   /** X tweet id; Bluesky `at://` URI. */
   id: string;
   /** ISO 8601 UTC. */
   createdAt: string;
-  text: string;
-  /** Language tag the platform gives (X `lang`, Bluesky the first of `langs`), or null. */
-  lang: string | null;
-  /** A repost of someone else's post (excluded from engagement). */
-  isRepost: boolean;
   isReply: boolean;
-  url: string | null;
-  likes: number;
-  reposts: number;
-  replies: number;
-  quotes: number;
-  /** Without the leading #, as written. */
-  hashtags: string[];
-  /** Handles without the leading @. */
-  mentions: string[];
-  /** Host names of linked URLs (expanded URLs where the platform gives them), lower-case, without `www.`. */
-  domains: string[];
 }
 
 /** Rate-limit state read from one response's headers. `resetAt` is epoch milliseconds. */
