@@ -47,7 +47,8 @@ export class FakeBluesky extends BlueskyWorld {
 
   constructor(options: FakeBlueskyOptions = {}) {
     super(options.clock ?? realClock);
-    this.windows = new RateWindows(this.clock);
+    // The AppView sends ratelimit-* on every response; without a limit set, the window is out of reach.
+    this.windows = new RateWindows(this.clock, { limit: 10_000_000, windowMs: 5 * 60_000 });
     this.rateLimitHeaders = options.rateLimitHeaders ?? 'ratelimit';
   }
 

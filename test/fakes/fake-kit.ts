@@ -20,9 +20,16 @@ export interface WindowState {
 export class RateWindows {
   private readonly windows = new Map<string, WindowState>();
   private readonly limits = new Map<string, { limit: number; windowMs: number }>();
-  constructor(private readonly clock: FakeClock) {}
+  /**
+   * Real platforms announce a window on every response, so an endpoint without a limit of its
+   * own still gets one, too large to reach (`null`: no window and no headers at all).
+   */
+  constructor(
+    private readonly clock: FakeClock,
+    private readonly unlimited: { limit: number; windowMs: number } | null = null,
+  ) {}
 
-  /** Sets the limit of one endpoint; `null` removes it (unlimited). Resets its window. */
+  /** Sets the limit of one endpoint; `null` removes it (back to the unreachable default). Resets its window. */
   set(endpoint: string, limit: number | null, windowMs = 15 * 60_000): void {
     this.windows.delete(endpoint);
     if (limit === null) this.limits.delete(endpoint);
@@ -31,7 +38,7 @@ export class RateWindows {
 
   /** Counts one request; returns the window after it, or null when the endpoint is unlimited. `allowed` is false when over. */
   take(endpoint: string): { state: WindowState; allowed: boolean } | null {
-    const rule = this.limits.get(endpoint);
+    const rule = this.limits.get(endpoint) ?? this.unlimited;
     if (!rule) return null;
     const now = this.clock.now();
     let state = this.windows.get(endpoint);

@@ -61,7 +61,8 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
   const clock = options.clock ?? realClock;
   const bearer = `Bearer ${options.bearerToken ?? 'test-x-token'}`;
   const world = new XWorld(clock);
-  const windows = new RateWindows(clock);
+  // X sends x-rate-limit-* on every response; without a limit set, the window is out of reach.
+  const windows = new RateWindows(clock, { limit: 10_000_000, windowMs: 15 * 60_000 });
   const faults = new Faults();
   const hanging = new Set<ServerResponse>();
   const requests: LoggedRequest[] = [];
