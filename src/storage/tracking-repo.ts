@@ -95,6 +95,17 @@ export async function releaseLeases(db: Db, owner: string, ids?: readonly number
   return Number(result.numUpdatedRows);
 }
 
+/** Gives back every lease of one tracker (all its claims, `TRACKER/N`): the safety net at shutdown. */
+export async function releaseTrackerLeases(db: Db, tracker: string): Promise<number> {
+  const prefix = `${tracker.replace(/[\\%_]/g, (c) => `\\${c}`)}/%`;
+  const result = await db
+    .updateTable('accounts')
+    .set({ lease_owner: null, lease_expires_at: null })
+    .where(sql<boolean>`lease_owner like ${prefix} escape '\\'`)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 /**
  * Accounts due now per platform, including those a tracker is checking at this moment. Counted
  * from the claim index alone: health and metrics ask often, and a million rows must stay cheap.

@@ -53,7 +53,11 @@ export interface TrackerContext {
   metrics: TrackerMetrics;
   logger: Logger;
   random: () => number;
-  /** Lease owner: this tracker's id. */
+  /**
+   * Lease owner of the batch at hand: the tracker's id and a claim number. A claim of its own, so
+   * that if a batch outlives its lease and the same tracker claims those accounts again, the
+   * stale batch cannot write over the new one.
+   */
   owner: string;
   signal: AbortSignal;
 }

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { Platform } from '../domain/platforms.ts';
 import type { Endpoint, PlatformClient } from '../platforms/types.ts';
 import type { Store } from '../storage/store.ts';
-import { claimDueAccounts, deferAccounts, hasDueUnresolved, nextDueAt, releaseLeases } from '../storage/tracking-repo.ts';
+import { claimDueAccounts, deferAccounts, hasDueUnresolved, nextDueAt, releaseLeases, releaseTrackerLeases } from '../storage/tracking-repo.ts';
 import { checkBatch } from './check-batch.ts';
 import { NO_METRICS, type PlatformLane, type TrackerContext, type TrackerMetrics, type TrackerSettings } from './context.ts';
 import { RateGate, type GateSnapshot } from './rate-gate.ts';
@@ -82,6 +82,7 @@ export class Tracker {
   private lastTickAt: number | null = null;
   private lastTickMs: number | null = null;
   private ticks = 0;
+  private claims = 0;
 
   constructor(options: TrackerOptions) {
     this.options = options;
@@ -197,9 +198,11 @@ export class Tracker {
         return false;
       }
       const limit = Math.min(lane.client.batchSize, reservation?.granted ?? lane.client.batchSize);
+      this.claims += 1;
+      const owner = `${this.owner}/${this.claims}`;
       let accounts;
       try {
-        accounts = await claimDueAccounts(store.db, store.caps, { platform, owner: this.owner, now: clock.now(), leaseMs: settings.leaseMs, limit, resolved });
+        accounts = await claimDueAccounts(store.db, store.caps, { platform, owner, now: clock.now(), leaseMs: settings.leaseMs, limit, resolved });
       } catch (error) {
         gate.cancel();
         throw error;
@@ -210,7 +213,7 @@ export class Tracker {
         return !resolved;
       }
       try {
-        const result = await checkBatch(lane.context, accounts, resolved);
+        const result = await checkBatch({ ...lane.context, owner }, accounts, resolved);
         reads = result.reads;
         report.checked += result.checked;
         report.released += result.released;
@@ -219,11 +222,11 @@ export class Tracker {
       } catch (error) {
         const ids = accounts.map((a) => a.id);
         if (this.abort.signal.aborted) {
-          report.released += await releaseLeases(store.db, this.owner, ids).catch(() => 0);
+          report.released += await releaseLeases(store.db, owner, ids).catch(() => 0);
         } else {
           // Whatever broke (the store refused a value, a bug), do not claim the same batch again at once.
           logger.error({ err: error, platform }, 'batch failed; its accounts are retried in a minute');
-          report.released += await deferAccounts(store.db, this.owner, ids, clock.now() + BATCH_FAILURE_DELAY_MS).catch(() => 0);
+          report.released += await deferAccounts(store.db, owner, ids, clock.now() + BATCH_FAILURE_DELAY_MS).catch(() => 0);
         }
       }
       return true;
@@ -253,7 +256,7 @@ export class Tracker {
     clearTimeout(timer);
     this.abort.abort();
     await running;
-    await releaseLeases(this.options.store.db, this.owner).catch(() => 0);
+    await releaseTrackerLeases(this.options.store.db, this.owner).catch(() => 0);
   }
 
   status(): TrackerStatus {
