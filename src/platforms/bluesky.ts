@@ -194,7 +194,7 @@ export function createBlueskyClient(options: BlueskyClientOptions): PlatformClie
     batchSize: BLUESKY_BATCH_SIZE,
     configured: true,
     // The AppView rate-limits a client as a whole, whatever the endpoint.
-    rateLimitGroups: { lookup_by_name: 'appview', lookup_by_id: 'appview', posts: 'appview', profile: 'appview' },
+    rateLimitGroups: { lookup_by_name: 'appview', lookup_by_id: 'appview', posts: 'appview' },
     lookupByUsernames: (names, signal) => lookup(names, false, signal),
     lookupByIds: (ids, signal) => lookup(ids, true, signal),
     fetchPosts,

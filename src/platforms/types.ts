@@ -55,7 +55,7 @@ export interface CallResult<T> {
 }
 
 /** The rate-limited operations; each has its own window on the platform. */
-export type Endpoint = 'lookup_by_name' | 'lookup_by_id' | 'posts' | 'profile';
+export type Endpoint = 'lookup_by_name' | 'lookup_by_id' | 'posts';
 
 export interface PlatformClient {
   readonly platform: Platform;

@@ -185,7 +185,7 @@ export function createXClient(options: XClientOptions): PlatformClient {
     batchSize: BATCH_SIZE,
     configured: token !== null,
     // Each X endpoint has its own window (x-rate-limit-* per endpoint).
-    rateLimitGroups: { lookup_by_name: 'users_by', lookup_by_id: 'users', posts: 'tweets', profile: 'users' },
+    rateLimitGroups: { lookup_by_name: 'users_by', lookup_by_id: 'users', posts: 'tweets' },
     lookupByUsernames: (names, signal) => lookup('/2/users/by', 'usernames', names, signal),
     lookupByIds: (ids, signal) => lookup('/2/users', 'ids', ids, signal),
     fetchPosts,

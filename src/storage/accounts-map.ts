@@ -4,6 +4,7 @@ import type { Account, AccountMetrics, AccountProfile, AccountStatus, Rename } f
 import { accountPublicId } from '../domain/ids.ts';
 import type { Platform } from '../domain/platforms.ts';
 import type { AccountsTable } from './schema.ts';
+import { parseJson } from './json-column.ts';
 import { isoTime } from './times.ts';
 
 /** The columns an Account is made of; bookkeeping such as leases is left in the table. */
@@ -14,16 +15,6 @@ export const ACCOUNT_COLUMNS = [
 
 export type AccountRow = Pick<Selectable<AccountsTable>, (typeof ACCOUNT_COLUMNS)[number]>;
 
-
-function json<T>(text: string | null, fallback: T): T {
-  if (text === null) return fallback;
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return fallback;
-  }
-}
-
 export function toAccount(row: AccountRow): Account {
   return {
     id: accountPublicId(row.id),
@@ -32,11 +23,11 @@ export function toAccount(row: AccountRow): Account {
     platformUserId: row.platform_user_id,
     status: row.status as AccountStatus,
     statusReason: row.status_reason,
-    tags: json<string[]>(row.tags, []),
+    tags: parseJson<string[]>(row.tags, []),
     note: row.note,
-    profile: json<AccountProfile | null>(row.profile, null),
-    metrics: json<AccountMetrics | null>(row.metrics, null),
-    analysis: json<Record<string, unknown> | null>(row.analysis, null),
+    profile: parseJson<AccountProfile | null>(row.profile, null),
+    metrics: parseJson<AccountMetrics | null>(row.metrics, null),
+    analysis: parseJson<Record<string, unknown> | null>(row.analysis, null),
     tracking: {
       trackedSince: new Date(row.tracked_since).toISOString(),
       lastCheckedAt: isoTime(row.last_checked_at),
@@ -44,6 +35,6 @@ export function toAccount(row: AccountRow): Account {
       consecutiveFailures: row.consecutive_failures,
       lastError: row.last_error,
     },
-    renames: json<Rename[]>(row.renames, []),
+    renames: parseJson<Rename[]>(row.renames, []),
   };
 }

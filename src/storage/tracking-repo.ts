@@ -4,6 +4,7 @@ import { sql, type Kysely } from 'kysely';
 import type { AccountStatus } from '../domain/account.ts';
 import type { Platform } from '../domain/platforms.ts';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
+import { parseJson } from './json-column.ts';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;
@@ -66,22 +67,13 @@ export async function claimDueAccounts(db: Db, caps: DialectCapabilities, reques
     username: row.username,
     platformUserId: row.platform_user_id,
     status: row.status as AccountStatus,
-    previousPosts: parse<{ posts?: number } | null>(row.metrics, null)?.posts ?? null,
+    previousPosts: parseJson<{ posts?: number } | null>(row.metrics, null)?.posts ?? null,
     postsSeenCount: row.posts_seen_count,
     lastPostId: row.last_post_id,
-    followerSeries: parse<[number, number][]>(row.follower_series, []),
+    followerSeries: parseJson<[number, number][]>(row.follower_series, []),
     consecutiveFailures: row.consecutive_failures,
-    renames: parse(row.renames, []),
+    renames: parseJson(row.renames, []),
   }));
-}
-
-function parse<T>(text: string | null, fallback: T): T {
-  if (text === null) return fallback;
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    return fallback;
-  }
 }
 
 /** Gives leases back without checking (shutdown): the accounts are due again at once for any tracker. */

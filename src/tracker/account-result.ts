@@ -6,6 +6,7 @@ import { nextState, type CheckVerdict } from '../domain/tracking-rules.ts';
 import { validateUsername } from '../domain/usernames.ts';
 import type { LookupOutcome, PlatformPost } from '../platforms/types.ts';
 import type { Snapshot } from '../storage/history-repo.ts';
+import { parseStrings } from '../storage/json-column.ts';
 import type { PostRow } from '../storage/posts-repo.ts';
 import type { CheckWrite, ClaimedAccount } from '../storage/tracking-repo.ts';
 import type { TrackerSettings } from './context.ts';
@@ -76,13 +77,6 @@ export function toPostRow(accountId: number, post: PlatformPost, now: number): P
 }
 
 function toAnalysisPost(row: PostRow): AnalysisPost {
-  const list = (text: string) => {
-    try {
-      return JSON.parse(text) as string[];
-    } catch {
-      return [];
-    }
-  };
   return {
     id: row.post_id,
     createdAt: Number(row.created_at),
@@ -93,9 +87,9 @@ function toAnalysisPost(row: PostRow): AnalysisPost {
     reposts: Number(row.reposts),
     replies: Number(row.replies),
     quotes: Number(row.quotes),
-    hashtags: list(row.hashtags),
-    mentions: list(row.mentions),
-    domains: list(row.domains),
+    hashtags: parseStrings(row.hashtags),
+    mentions: parseStrings(row.mentions),
+    domains: parseStrings(row.domains),
     lang: row.lang,
     sentiment: row.sentiment === null ? null : Number(row.sentiment),
   };

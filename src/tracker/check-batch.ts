@@ -41,7 +41,6 @@ export async function checkBatch(ctx: TrackerContext, accounts: readonly Claimed
 
   const outcomes = lookup instanceof PlatformError ? new Map<string, LookupOutcome>() : lookup;
   const failure = lookup instanceof PlatformError ? `${lookup.kind}: ${lookup.message}` : null;
-  const now0 = ctx.clock.now();
   const wanted: PostsWanted[] = [];
   const noPosts = new Set<number>();
   for (const account of accounts) {
@@ -53,9 +52,9 @@ export async function checkBatch(ctx: TrackerContext, accounts: readonly Claimed
   }
   const fetched: Map<number, PlatformPost[]> = await fetchNewPosts(ctx, wanted);
   const found = accounts.filter((a) => outcomes.get(keyOf(a))?.kind === 'found').map((a) => a.id);
-  const stored = await recentPosts(ctx.store.reader, found, now0 - ANALYSIS_WINDOW_MS);
-
   const now = ctx.clock.now();
+  const stored = await recentPosts(ctx.store.reader, found, now - ANALYSIS_WINDOW_MS);
+
   const results: AccountResult[] = accounts.map((account) => {
     const outcome = failure === null ? outcomes.get(keyOf(account)) : { kind: 'unknown' as const, reason: failure };
     const newPosts = noPosts.has(account.id) ? [] : fetched.get(account.id);

@@ -44,11 +44,6 @@ export class RateGate {
     return this.resetAt + RESET_MARGIN_MS - now;
   }
 
-  /** Whether a request could go right now (without reserving). */
-  canSendNow(): boolean {
-    return this.delay(this.clock.now()) === 0;
-  }
-
   /** Reserves a request if one may go now; the caller must call `settle` after the response. */
   tryAcquire(): boolean {
     if (this.delay(this.clock.now()) !== 0) return false;

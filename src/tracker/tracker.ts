@@ -40,7 +40,6 @@ export interface TrackerOptions {
 interface Lane extends PlatformLane {
   pausedUntil: number;
   pauseReason: string | null;
-  context: TrackerContext;
   wake: AbortController;
 }
 
@@ -68,13 +67,15 @@ function gatesFor(client: PlatformClient, clock: TrackerClock): Record<Endpoint,
     if (!byGroup.has(group)) byGroup.set(group, new RateGate(clock));
     return byGroup.get(group) as RateGate;
   };
-  return { lookup_by_name: gate('lookup_by_name'), lookup_by_id: gate('lookup_by_id'), posts: gate('posts'), profile: gate('profile') };
+  return { lookup_by_name: gate('lookup_by_name'), lookup_by_id: gate('lookup_by_id'), posts: gate('posts') };
 }
 
 export class Tracker {
   readonly owner: string;
   private readonly options: TrackerOptions;
   private readonly lanes: Lane[];
+  /** What every batch's context shares; each batch adds its lane and its claim's owner. */
+  private readonly shared: Omit<TrackerContext, 'lane' | 'owner'>;
   private readonly abort = new AbortController();
   private stopping = false;
   private running: Promise<void> | null = null;
@@ -91,7 +92,7 @@ export class Tracker {
     setMaxListeners(1_000, this.abort.signal);
     this.lanes = options.clients.map((client) => {
       const limit = options.dailyReadBudgets?.[client.platform];
-      const lane = {
+      return {
         client,
         gates: gatesFor(client, options.clock),
         budget: limit === undefined ? null : new ReadBudget(options.store.db, client.platform, limit, options.clock),
@@ -99,20 +100,16 @@ export class Tracker {
         pauseReason: null,
         wake: new AbortController(),
       };
-      const context: TrackerContext = {
-        store: options.store,
-        lane,
-        clock: options.clock,
-        settings: options.settings,
-        metrics: options.metrics ?? NO_METRICS,
-        logger: options.logger,
-        random: options.random ?? Math.random,
-        owner: this.owner,
-        signal: this.abort.signal,
-      };
-      return { ...lane, context: { ...context, lane } } as Lane;
     });
-    for (const lane of this.lanes) lane.context.lane = lane;
+    this.shared = {
+      store: options.store,
+      clock: options.clock,
+      settings: options.settings,
+      metrics: options.metrics ?? NO_METRICS,
+      logger: options.logger,
+      random: options.random ?? Math.random,
+      signal: this.abort.signal,
+    };
   }
 
   /** Runs every configured platform's loop in the background until stop(). */
@@ -192,7 +189,7 @@ export class Tracker {
       const gate = lane.gates[resolved ? 'lookup_by_id' : 'lookup_by_name'];
       const waitedBefore = gate.waitedMs;
       if (!(await gate.acquire(this.abort.signal))) return false;
-      lane.context.metrics.rateLimitWait(platform, gate.waitedMs - waitedBefore);
+      this.shared.metrics.rateLimitWait(platform, gate.waitedMs - waitedBefore);
       if (this.stopping) {
         gate.cancel();
         return false;
@@ -213,7 +210,7 @@ export class Tracker {
         return !resolved;
       }
       try {
-        const result = await checkBatch({ ...lane.context, owner }, accounts, resolved);
+        const result = await checkBatch({ ...this.shared, lane, owner }, accounts, resolved);
         reads = result.reads;
         report.checked += result.checked;
         report.released += result.released;

@@ -1,11 +1,12 @@
 // One account's recent posts with their metrics, newest first, paged by cursor.
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { findAccountRowId } from '../../storage/history-repo.ts';
+import { parseStrings } from '../../storage/json-column.ts';
 import { listPosts, type PostRow } from '../../storage/posts-repo.ts';
 import type { AppDeps } from '../deps.ts';
-import { PlatformSchema, problems } from '../schemas.ts';
+import { PlatformSchema, nullable, problems } from '../schemas.ts';
 import { notTracked, refOrThrow } from './accounts.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 
@@ -18,7 +19,6 @@ const Query = Type.Object(
   { additionalProperties: false },
 );
 
-const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const Post = Type.Object({
   id: Type.String({ description: "The platform's id of the post (X: numeric id, Bluesky: at:// URI)." }),
   createdAt: Type.String(),
@@ -51,15 +51,6 @@ const PostsPage = Type.Object(
   },
 );
 
-function strings(text: string): string[] {
-  try {
-    const value: unknown = JSON.parse(text);
-    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-  } catch {
-    return [];
-  }
-}
-
 const toPost = (row: PostRow) => ({
   id: row.post_id,
   createdAt: new Date(row.created_at).toISOString(),
@@ -70,9 +61,9 @@ const toPost = (row: PostRow) => ({
   isRepost: Boolean(row.is_repost),
   isReply: Boolean(row.is_reply),
   metrics: { likes: row.likes, reposts: row.reposts, replies: row.replies, quotes: row.quotes },
-  hashtags: strings(row.hashtags),
-  mentions: strings(row.mentions),
-  domains: strings(row.domains),
+  hashtags: parseStrings(row.hashtags),
+  mentions: parseStrings(row.mentions),
+  domains: parseStrings(row.domains),
 });
 
 export default async function accountPostsRoutes(root: FastifyInstance, deps: AppDeps) {
