@@ -125,6 +125,40 @@ export interface PlatformUsageTable {
   reads: number;
 }
 
+export interface RateWindowsTable {
+  window_key: string;
+  limit_count: number | null;
+  remaining: number | null;
+  reset_at: Generated<number>;
+  blocked_until: Generated<number>;
+  probe_until: Generated<number>;
+  updated_at: number;
+}
+
+export interface ApiRateCountersTable {
+  bucket: string;
+  window_start: number;
+  hits: number;
+}
+
+export interface AuthFailuresTable {
+  client: string;
+  window_start: number;
+  failures: number;
+}
+
+export interface TrackerProcessesTable {
+  owner: string;
+  host: string;
+  pid: number;
+  role: string;
+  started_at: number;
+  seen_at: number;
+  stopped_at: number | null;
+  checks: Generated<number>;
+  requests: Generated<number>;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -134,4 +168,8 @@ export interface Database {
   metric_snapshots: MetricSnapshotsTable;
   posts: PostsTable;
   platform_usage: PlatformUsageTable;
+  rate_windows: RateWindowsTable;
+  api_rate_counters: ApiRateCountersTable;
+  auth_failures: AuthFailuresTable;
+  tracker_processes: TrackerProcessesTable;
 }

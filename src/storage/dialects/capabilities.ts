@@ -25,6 +25,8 @@ export interface DialectCapabilities {
   currentSchema(db: Kysely<Database>): Promise<string | undefined>;
   /** The store refused a value (PostgreSQL's class 22: a NUL in text, a number out of range…): the client's fault. */
   isInvalidValue(error: unknown): boolean;
+  /** Prefix that makes a table skip the write-ahead log (PostgreSQL `unlogged`), or null. */
+  readonly unloggedTable: RawBuilder<unknown> | null;
   /** Cheap query proving the store answers. */
   ping(db: Kysely<Database>): Promise<void>;
 }

@@ -21,6 +21,7 @@ export const postgresCapabilities: DialectCapabilities = {
     ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300', '40001', '40P01', '55P03'].includes(errorCode(error)) ||
     (error instanceof Error && /timeout exceeded when trying to connect|Connection terminated/i.test(error.message)),
   isInvalidValue: (error) => errorCode(error).startsWith('22'),
+  unloggedTable: sql`unlogged`,
   currentSchema: async (db) => (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema,
   ping: async (db) => {
     await sql`select 1`.execute(db);

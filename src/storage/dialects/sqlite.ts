@@ -13,6 +13,7 @@ export const sqliteCapabilities: DialectCapabilities = {
   name: 'sqlite',
   autoIdType: 'integer',
   skipLocked: false,
+  unloggedTable: null,
   maxParameters: 32_000,
   bytewiseCollation: 'binary',
   serializeImports: async () => {},
