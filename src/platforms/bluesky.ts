@@ -195,6 +195,8 @@ export function createBlueskyClient(options: BlueskyClientOptions): PlatformClie
     configured: true,
     // The AppView rate-limits a client as a whole, whatever the endpoint.
     rateLimitGroups: { lookup_by_name: 'appview', lookup_by_id: 'appview', posts: 'appview' },
+    // The public AppView limits by client address; sharing one window across hosts is the safe side.
+    rateLimitScope: 'public',
     lookupByUsernames: (names, signal) => lookup(names, false, signal),
     lookupByIds: (ids, signal) => lookup(ids, true, signal),
     fetchPosts,

@@ -68,6 +68,11 @@ export interface PlatformClient {
    * limits each endpoint on its own; Bluesky's AppView counts all of a client's requests together.
    */
   readonly rateLimitGroups: Readonly<Record<Endpoint, string>>;
+  /**
+   * Whose limits these are (a fingerprint of the credential, never the credential): trackers with
+   * the same scope share the windows in the store; a new token starts with fresh windows.
+   */
+  readonly rateLimitScope: string;
   /** Outcomes keyed by the lower-cased requested name. */
   lookupByUsernames(names: readonly string[], signal?: AbortSignal): Promise<CallResult<Map<string, LookupOutcome>>>;
   /** Outcomes keyed by the requested id. */

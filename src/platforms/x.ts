@@ -1,6 +1,7 @@
 // The X API v2 client: user lookups by name (`GET /2/users/by`) and id (`GET /2/users`) and user
 // timelines (`GET /2/users/:id/tweets`), with X's per-item errors and rate-limit headers mapped
 // into perch's platform shapes. https://docs.x.com/x-api/users/get-users-by-usernames
+import { createHash } from 'node:crypto';
 import { getJson, parseRetryAfter, intHeader, type HttpResponse } from './http.ts';
 import { PlatformError, type CallResult, type LookupOutcome, type PlatformClient, type PlatformPost, type RateLimitInfo } from './types.ts';
 import { parseInvalidRequest, parseTimelinePage, parseUsersPage, problemText, readRateLimit, outcomeOfProblem, TWEET_FIELDS, USER_FIELDS } from './x-wire.ts';
@@ -186,6 +187,7 @@ export function createXClient(options: XClientOptions): PlatformClient {
     configured: token !== null,
     // Each X endpoint has its own window (x-rate-limit-* per endpoint).
     rateLimitGroups: { lookup_by_name: 'users_by', lookup_by_id: 'users', posts: 'tweets' },
+    rateLimitScope: token === null ? 'none' : createHash('sha256').update(token).digest('hex').slice(0, 16),
     lookupByUsernames: (names, signal) => lookup('/2/users/by', 'usernames', names, signal),
     lookupByIds: (ids, signal) => lookup('/2/users', 'ids', ids, signal),
     fetchPosts,

@@ -10,6 +10,7 @@ import { buildResult, type AccountResult } from './account-result.ts';
 import type { TrackerContext } from './context.ts';
 import { fetchNewPosts, type PostsWanted } from './fetch-posts.ts';
 import { lookupBatch } from './lookup.ts';
+import type { Ticket } from './rate-gate.ts';
 import { saveResults } from './save-results.ts';
 
 const ANALYSIS_WINDOW_MS = 30 * 86_400_000;
@@ -26,12 +27,12 @@ export interface BatchReport {
   unauthorized?: boolean;
 }
 
-/** Checks a claimed batch; the caller holds the lookup gate for the first request. */
-export async function checkBatch(ctx: TrackerContext, accounts: readonly ClaimedAccount[], resolved: boolean): Promise<BatchReport> {
+/** Checks a claimed batch; `ticket` is the lookup request the caller already took from the gate. */
+export async function checkBatch(ctx: TrackerContext, accounts: readonly ClaimedAccount[], resolved: boolean, ticket: Ticket): Promise<BatchReport> {
   const started = performance.now();
   const platform = ctx.lane.client.platform;
   const keyOf = (a: ClaimedAccount) => (resolved ? (a.platformUserId ?? '') : a.username.toLowerCase());
-  const { value: lookup, reads } = await lookupBatch(ctx, accounts.map(keyOf), resolved);
+  const { value: lookup, reads } = await lookupBatch(ctx, accounts.map(keyOf), resolved, ticket);
   if (ctx.signal.aborted || (lookup instanceof PlatformError && (lookup.kind === 'rate_limited' || lookup.kind === 'unauthorized'))) {
     // Not the accounts' fault: they stay due and any tracker may take them again.
     const released = await releaseLeases(ctx.store.db, ctx.owner, accounts.map((a) => a.id));

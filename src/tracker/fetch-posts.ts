@@ -24,7 +24,8 @@ export async function fetchNewPosts(ctx: TrackerContext, wanted: readonly PostsW
       const item = wanted[next++];
       if (!item) break;
       const reservation = lane.budget ? await lane.budget.reserve(settings.postsPerFetch) : null;
-      if (reservation?.granted === 0 || !(await gate.acquire(signal, { windowWait: false }))) {
+      const ticket = reservation?.granted === 0 ? null : await gate.acquire(signal, { windowWait: false });
+      if (ticket === null) {
         skipRest = true;
         if (reservation) await lane.budget?.settle(reservation, 0);
         return;
@@ -32,17 +33,17 @@ export async function fetchNewPosts(ctx: TrackerContext, wanted: readonly PostsW
       let read = 0;
       try {
         const result = await lane.client.fetchPosts(item.platformUserId, item.sinceId, reservation?.granted ?? settings.postsPerFetch, signal);
-        gate.settle(result.rateLimit);
+        await gate.settle(ticket, result.rateLimit);
         metrics.platformRequest(platform, 'posts', 'ok');
         read = result.reads;
         fetched.set(item.accountId, result.value);
       } catch (error) {
         if (!(error instanceof PlatformError)) {
-          gate.cancel();
+          await gate.cancel(ticket);
           throw error;
         }
         read = error.reads ?? 0;
-        gate.settle(error.rateLimit, error.kind === 'rate_limited' ? error.retryAt : null);
+        await gate.settle(ticket, error.rateLimit, error.kind === 'rate_limited' ? error.retryAt : null);
         metrics.platformRequest(platform, 'posts', error.kind);
         logger.debug({ platform, account: item.accountId, kind: error.kind }, 'timeline read failed; retried at the next check');
       } finally {

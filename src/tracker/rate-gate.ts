@@ -1,7 +1,12 @@
-// One rate-limited endpoint as the tracker sees it: what the platform's last headers said is left
-// in the window, minus the requests in flight. A request is sent only when that leaves room; when
-// the state is unknown (first request, or the window has reset) one probe goes alone.
+// One rate-limited endpoint group of one platform credential, as every tracker sees it: the window
+// lives in the store (rate-windows-repo), so all tracker processes draw on the same requests. A
+// request goes only with a token of the known window, or as the one probe of an unknown window.
+// Waiters in this process wake when a request of this process settles; a probe of another process
+// is looked at again every PROBE_POLL_MS.
+import type { Kysely } from 'kysely';
 import type { RateLimitInfo } from '../platforms/types.ts';
+import type { Database } from '../storage/schema.ts';
+import { recordWindow, returnToken, takeRequest, type WindowRow } from '../storage/rate-windows-repo.ts';
 import type { TrackerClock } from './tracker-clock.ts';
 
 /** Waiting a little past the platform's reset absorbs clock skew between us and the platform. */
@@ -10,6 +15,10 @@ export const RESET_MARGIN_MS = 500;
 export const MAX_WAIT_MS = 60 * 60_000;
 /** The shortest pause after a 429, whatever its headers say. */
 export const MIN_RETRY_MS = 1_000;
+/** A probe unsettled after this long (a request times out in 10 s) belongs to a tracker that died: another may go. */
+export const PROBE_LEASE_MS = 15_000;
+/** How often a waiter looks again while another process's probe is out. */
+const PROBE_POLL_MS = 200;
 
 export interface GateSnapshot {
   limit: number | null;
@@ -19,102 +28,142 @@ export interface GateSnapshot {
   inFlight: number;
 }
 
+/** A request taken from the window; hand it back to settle() or cancel(). */
+export type Ticket = { kind: 'token'; resetAt: number } | { kind: 'probe' };
+
 export class RateGate {
-  private limit: number | null = null;
-  private remaining: number | null = null;
-  private resetAt = 0;
-  private blockedUntil = 0;
-  private inFlight = 0;
-  private waiters: (() => void)[] = [];
   /** Total time spent waiting for the window to reopen, in ms (for metrics). */
   waitedMs = 0;
-  private readonly clock: TrackerClock;
+  private inFlight = 0;
+  /** Requests of this process settled so far. */
+  private settled = 0;
+  private probesInFlight = 0;
+  private lastSeen: WindowRow | null = null;
+  private takes: Promise<void> = Promise.resolve();
+  private changed: { promise: Promise<void>; resolve: () => void } = RateGate.signal();
 
-  constructor(clock: TrackerClock) {
-    this.clock = clock;
-  }
+  constructor(
+    private readonly db: Kysely<Database>,
+    /** Names the window in the store: platform, endpoint group and credential. */
+    readonly key: string,
+    private readonly clock: TrackerClock,
+  ) {}
 
-  /** 0 when a request may go now; -1 when it must wait for one in flight; else ms to wait. */
-  private delay(now: number): number {
-    if (this.blockedUntil > now) return this.blockedUntil - now;
-    const known = this.remaining !== null && now < this.resetAt + RESET_MARGIN_MS;
-    if (!known) return this.inFlight === 0 ? 0 : -1;
-    if ((this.remaining ?? 0) - this.inFlight > 0) return 0;
-    if (this.inFlight > 0) return -1;
-    return this.resetAt + RESET_MARGIN_MS - now;
-  }
-
-  /** Reserves a request if one may go now; the caller must call `settle` after the response. */
-  tryAcquire(): boolean {
-    if (this.delay(this.clock.now()) !== 0) return false;
-    this.inFlight += 1;
-    return true;
+  private static signal() {
+    let resolve = () => {};
+    const promise = new Promise<void>((r) => (resolve = r));
+    return { promise, resolve };
   }
 
   /**
-   * Waits until a request may go, then reserves it. Returns false if `signal` aborted first, or,
-   * with `windowWait: false`, as soon as going would mean waiting for the window to reopen (it
-   * still waits for requests in flight, which settle within a request timeout).
+   * Takes a request if one may go now, else null. Takes of one process go one at a time, so that
+   * when a take finds a probe out, `probesInFlight` says for certain whether it is ours.
    */
-  async acquire(signal?: AbortSignal, options: { windowWait?: boolean } = {}): Promise<boolean> {
+  tryAcquire(): Promise<Ticket | null> {
+    const take = this.takes.then(() => this.take());
+    this.takes = take.then(
+      () => {},
+      () => {},
+    );
+    return take;
+  }
+
+  private async take(): Promise<Ticket | null> {
+    const take = await takeRequest(this.db, this.key, this.clock.now(), RESET_MARGIN_MS, PROBE_LEASE_MS);
+    if (take.kind === 'none') {
+      this.lastSeen = take.row;
+      return null;
+    }
+    this.inFlight += 1;
+    if (take.kind === 'probe') this.probesInFlight += 1;
+    return take;
+  }
+
+  /**
+   * Waits until a request may go, then takes it. Returns null if `signal` aborted first, or, with
+   * `windowWait: false`, as soon as going would mean waiting for the window to reopen (it still
+   * waits for a probe in flight, which settles within a request timeout).
+   */
+  async acquire(signal?: AbortSignal, options: { windowWait?: boolean } = {}): Promise<Ticket | null> {
     for (;;) {
-      if (signal?.aborted) return false;
-      const wait = this.delay(this.clock.now());
-      if (wait === 0) {
-        this.inFlight += 1;
-        return true;
-      }
-      if (wait > 0 && options.windowWait === false) return false;
-      if (wait < 0) {
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            signal?.removeEventListener('abort', done);
-            resolve();
-          };
-          this.waiters.push(done);
-          signal?.addEventListener('abort', done, { once: true });
-        });
-      } else {
+      if (signal?.aborted) return null;
+      const changed = this.changed.promise;
+      const settled = this.settled;
+      const ticket = await this.tryAcquire();
+      if (ticket) return ticket;
+      // A request of ours settled meanwhile: what we read may be out of date already.
+      if (this.settled !== settled) continue;
+      const now = this.clock.now();
+      const row = this.lastSeen as WindowRow;
+      const windowWait = Math.max(row.blockedUntil - now, row.remaining !== null && row.remaining <= 0 ? row.resetAt + RESET_MARGIN_MS - now : 0);
+      if (windowWait > 0 && this.inFlight > 0) {
+        // Requests of ours are out: their answers may change the window; look again then.
+        await untilSettled(changed, signal);
+      } else if (windowWait > 0) {
+        if (options.windowWait === false) return null;
+        const wait = Math.min(windowWait, MAX_WAIT_MS);
         this.waitedMs += wait;
         await this.clock.sleep(wait, signal);
+      } else if (this.probesInFlight > 0) {
+        // Our own probe is out: its settle wakes us.
+        await untilSettled(changed, signal);
+      } else {
+        await Promise.race([changed, this.clock.sleep(Math.min(PROBE_POLL_MS, Math.max(1, row.probeUntil - now)), signal)]);
       }
     }
   }
 
-  /** Ends a reserved request, with what its response said about the window (null if nothing). */
-  settle(info: RateLimitInfo | null, retryAt: number | null = null): void {
-    this.inFlight = Math.max(0, this.inFlight - 1);
+  /** Ends a request with what its response said about the window (null if nothing), and a 429's retry time. */
+  async settle(ticket: Ticket, info: RateLimitInfo | null, retryAt: number | null = null): Promise<void> {
     const now = this.clock.now();
     // A reset in milliseconds instead of seconds, or a broken proxy, must not park the gate for
     // weeks (or overflow a timer): no wait is believed beyond MAX_WAIT_MS. A reset already past
     // on our clock (skew) still holds the gate a moment, so a 429 cannot loop at full speed.
     const bounded = (at: number) => Math.min(Math.max(at, now + MIN_RETRY_MS), now + MAX_WAIT_MS);
-    if (info) {
-      info = { ...info, resetAt: Math.min(info.resetAt, now + MAX_WAIT_MS) };
-      // Responses can arrive out of order: within one window keep the smallest remaining.
-      const sameWindow = this.remaining !== null && info.resetAt === this.resetAt;
-      this.limit = info.limit;
-      this.remaining = sameWindow ? Math.min(this.remaining ?? info.remaining, info.remaining) : info.remaining;
-      this.resetAt = info.resetAt;
+    const report = info ? { limit: info.limit, remaining: info.remaining, resetAt: Math.min(info.resetAt, now + MAX_WAIT_MS) } : null;
+    try {
+      this.lastSeen = (await recordWindow(this.db, this.key, now, report, retryAt === null ? null : bounded(retryAt), ticket.kind === 'probe')) ?? this.lastSeen;
+    } finally {
+      this.release(ticket);
     }
-    if (retryAt !== null) this.blockedUntil = Math.max(this.blockedUntil, bounded(retryAt));
-    this.wake();
   }
 
-  /** Gives back a reservation that was never used (nothing to send after all). */
-  cancel(): void {
+  /** Gives back a request that was never sent. */
+  async cancel(ticket: Ticket): Promise<void> {
+    try {
+      if (ticket.kind === 'token') await returnToken(this.db, this.key, ticket.resetAt);
+      else this.lastSeen = (await recordWindow(this.db, this.key, this.clock.now(), null, null, true)) ?? this.lastSeen;
+    } finally {
+      this.release(ticket);
+    }
+  }
+
+  private release(ticket: Ticket): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
-    this.wake();
+    if (ticket.kind === 'probe') this.probesInFlight = Math.max(0, this.probesInFlight - 1);
+    this.settled += 1;
+    const changed = this.changed;
+    this.changed = RateGate.signal();
+    changed.resolve();
   }
 
-  private wake(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const resolve of waiters) resolve();
-  }
-
+  /** The window as this process last saw it in the store. */
   snapshot(): GateSnapshot {
     const iso = (ms: number) => (ms > 0 ? new Date(ms).toISOString() : null);
-    return { limit: this.limit, remaining: this.remaining, resetAt: iso(this.resetAt), blockedUntil: iso(this.blockedUntil), inFlight: this.inFlight };
+    const row = this.lastSeen;
+    return { limit: row?.limit ?? null, remaining: row?.remaining ?? null, resetAt: iso(row?.resetAt ?? 0), blockedUntil: iso(row?.blockedUntil ?? 0), inFlight: this.inFlight };
   }
+}
+
+/** Resolves when `changed` does or `signal` aborts, leaving no listener behind. */
+function untilSettled(changed: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    signal?.addEventListener('abort', done, { once: true });
+    void changed.then(done);
+  });
 }

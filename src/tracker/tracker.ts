@@ -59,12 +59,12 @@ export interface TrackerStatus {
   platforms: Record<string, { configured: boolean; pausedUntil: string | null; pauseReason: string | null; lookup: GateSnapshot; posts: GateSnapshot; budget: { day: string | null; used: number; limit: number } | null }>;
 }
 
-/** One gate per rate-limit group of the platform; endpoints of a group share it. */
-function gatesFor(client: PlatformClient, clock: TrackerClock): Record<Endpoint, RateGate> {
+/** One gate per rate-limit group of the platform's credential; endpoints of a group share it. */
+function gatesFor(client: PlatformClient, store: Store, clock: TrackerClock): Record<Endpoint, RateGate> {
   const byGroup = new Map<string, RateGate>();
   const gate = (endpoint: Endpoint) => {
     const group = client.rateLimitGroups[endpoint];
-    if (!byGroup.has(group)) byGroup.set(group, new RateGate(clock));
+    if (!byGroup.has(group)) byGroup.set(group, new RateGate(store.db, `${client.platform}:${group}:${client.rateLimitScope}`, clock));
     return byGroup.get(group) as RateGate;
   };
   return { lookup_by_name: gate('lookup_by_name'), lookup_by_id: gate('lookup_by_id'), posts: gate('posts') };
@@ -94,7 +94,7 @@ export class Tracker {
       const limit = options.dailyReadBudgets?.[client.platform];
       return {
         client,
-        gates: gatesFor(client, options.clock),
+        gates: gatesFor(client, options.store, options.clock),
         budget: limit === undefined ? null : new ReadBudget(options.store.db, client.platform, limit, options.clock),
         pausedUntil: 0,
         pauseReason: null,
@@ -188,10 +188,11 @@ export class Tracker {
       // The gate is passed before claiming, so a lease is never held while waiting for a window.
       const gate = lane.gates[resolved ? 'lookup_by_id' : 'lookup_by_name'];
       const waitedBefore = gate.waitedMs;
-      if (!(await gate.acquire(this.abort.signal))) return false;
+      const ticket = await gate.acquire(this.abort.signal);
+      if (ticket === null) return false;
       this.shared.metrics.rateLimitWait(platform, gate.waitedMs - waitedBefore);
       if (this.stopping) {
-        gate.cancel();
+        await gate.cancel(ticket);
         return false;
       }
       const limit = Math.min(lane.client.batchSize, reservation?.granted ?? lane.client.batchSize);
@@ -201,16 +202,16 @@ export class Tracker {
       try {
         accounts = await claimDueAccounts(store.db, store.caps, { platform, owner, now: clock.now(), leaseMs: settings.leaseMs, limit, resolved });
       } catch (error) {
-        gate.cancel();
+        await gate.cancel(ticket).catch(() => {});
         throw error;
       }
       if (accounts.length === 0) {
-        gate.cancel();
+        await gate.cancel(ticket);
         // Another worker took the last unresolved names: look again for resolved ones.
         return !resolved;
       }
       try {
-        const result = await checkBatch({ ...this.shared, lane, owner }, accounts, resolved);
+        const result = await checkBatch({ ...this.shared, lane, owner }, accounts, resolved, ticket);
         reads = result.reads;
         report.checked += result.checked;
         report.released += result.released;

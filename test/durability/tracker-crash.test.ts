@@ -10,6 +10,7 @@ import { createXClient } from '../../src/platforms/x.ts';
 import { commitImport, planImport } from '../../src/services/import-accounts.ts';
 import { openStore, type Store } from '../../src/storage/store.ts';
 import { trackerSettings } from '../../src/tracker/create-tracker.ts';
+import { RateGate } from '../../src/tracker/rate-gate.ts';
 import { Tracker } from '../../src/tracker/tracker.ts';
 import { systemTrackerClock } from '../../src/tracker/tracker-clock.ts';
 import { startFakeX } from '../fakes/x-server.ts';
@@ -50,8 +51,22 @@ async function until(condition: () => Promise<boolean>, timeoutMs = 20_000): Pro
   }
 }
 
+/**
+ * Makes the lookup window known, with room, as after earlier checks: the worker's first lookups
+ * then go on tokens, not as the window's one probe (a dead worker's probe would hold the window
+ * for PROBE_LEASE_MS, which rate-gate.test.ts covers).
+ */
+async function knownWindow(store: Store, xUrl: string): Promise<void> {
+  const client = createXClient({ baseUrl: xUrl, bearerToken: X_TOKEN });
+  const gate = new RateGate(store.db, `x:${client.rateLimitGroups.lookup_by_name}:${client.rateLimitScope}`, systemTrackerClock);
+  const probe = await gate.tryAcquire();
+  if (!probe) throw new Error('the window was already in use');
+  await gate.settle(probe, { limit: 900, remaining: 900, resetAt: Date.now() + 900_000 });
+}
+
 test('a tracker killed with SIGKILL mid-batch: after the lease expires another tracker checks those accounts, once', async (t) => {
   const { env, config, store, x, users } = await setup(t);
+  await knownWindow(store, x.url);
   // Every lookup hangs, so the worker is caught holding its claimed batches.
   x.faults.inject({ kind: 'hang' }, 1_000, '/2/users');
   const worker = await startWorker(env);

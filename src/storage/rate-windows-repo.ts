@@ -1,0 +1,96 @@
+// The platforms' rate-limit windows, shared by every tracker process through one row per window.
+// A request is taken from the row by a conditional update, so trackers in parallel (in this
+// process or any other) can never together take more than the platform's headers left.
+import { sql, type Kysely } from 'kysely';
+import type { Database, RateWindowsTable } from './schema.ts';
+
+type Db = Kysely<Database>;
+
+export interface WindowRow {
+  limit: number | null;
+  remaining: number | null;
+  resetAt: number;
+  blockedUntil: number;
+  probeUntil: number;
+}
+
+export interface WindowReport {
+  limit: number;
+  remaining: number;
+  resetAt: number;
+}
+
+/** What taking a request from a window gave: a token of the known window, the one probe of an unknown one, or nothing. */
+export type Take = { kind: 'token'; resetAt: number } | { kind: 'probe' } | { kind: 'none'; row: WindowRow };
+
+/** Resets this close together are one window (a platform may round its reset differently per response). */
+const SAME_WINDOW_MS = 2_000;
+const COLUMNS = ['limit_count', 'remaining', 'reset_at', 'blocked_until', 'probe_until'] as const;
+
+function toRow(row: Pick<RateWindowsTable, 'limit_count' | 'remaining'> & { reset_at: number; blocked_until: number; probe_until: number }): WindowRow {
+  return { limit: row.limit_count, remaining: row.remaining, resetAt: Number(row.reset_at), blockedUntil: Number(row.blocked_until), probeUntil: Number(row.probe_until) };
+}
+
+export async function readWindow(db: Db, key: string): Promise<WindowRow | null> {
+  const row = await db.selectFrom('rate_windows').select(COLUMNS).where('window_key', '=', key).executeTakeFirst();
+  return row ? toRow(row) : null;
+}
+
+/**
+ * Takes one request from the window at `now`. While the window is known (headers seen, reset not
+ * yet passed plus `margin`) a token is taken from `remaining`; when it is unknown, one request may
+ * go as a probe, alone until it settles or `probeMs` passes (a tracker that died mid-probe).
+ */
+export async function takeRequest(db: Db, key: string, now: number, margin: number, probeMs: number): Promise<Take> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const token = await db
+      .updateTable('rate_windows')
+      .set({ remaining: sql`remaining - 1`, updated_at: now })
+      .where('window_key', '=', key)
+      .where('blocked_until', '<=', now)
+      .where('remaining', '>', 0)
+      .where(sql<boolean>`reset_at + ${margin} > ${now}`)
+      .returning('reset_at')
+      .executeTakeFirst();
+    if (token) return { kind: 'token', resetAt: Number(token.reset_at) };
+    const probe = await db
+      .updateTable('rate_windows')
+      .set({ probe_until: now + probeMs, updated_at: now })
+      .where('window_key', '=', key)
+      .where('blocked_until', '<=', now)
+      .where('probe_until', '<=', now)
+      .where((eb) => eb.or([eb('remaining', 'is', null), eb(sql<number>`reset_at + ${margin}`, '<=', now)]))
+      .executeTakeFirst();
+    if (Number(probe.numUpdatedRows) === 1) return { kind: 'probe' };
+    const row = await readWindow(db, key);
+    if (row) return { kind: 'none', row };
+    // First use of this window (or the table was emptied): create it unknown, then try again.
+    await db.insertInto('rate_windows').values({ window_key: key, updated_at: now }).onConflict((oc) => oc.column('window_key').doNothing()).execute();
+  }
+  throw new Error(`rate window ${key} could not be created`);
+}
+
+/**
+ * Records what a response said. Within one window `remaining` only goes down (responses arrive out
+ * of order, and tokens taken for requests still in flight are already subtracted); a later window
+ * replaces it. A 429's retry time blocks the window until then. `probe` ends the caller's probe.
+ */
+export async function recordWindow(db: Db, key: string, now: number, report: WindowReport | null, blockedUntil: number | null, probe: boolean): Promise<WindowRow | null> {
+  const set: Record<string, unknown> = { updated_at: now };
+  if (probe) set.probe_until = 0;
+  if (report) {
+    const { limit, remaining, resetAt } = report;
+    const same = sql<boolean>`remaining is not null and reset_at > ${resetAt - SAME_WINDOW_MS} and reset_at < ${resetAt + SAME_WINDOW_MS}`;
+    set.limit_count = limit;
+    set.remaining = sql`case when ${same} then (case when remaining < ${remaining} then remaining else ${remaining} end) when reset_at < ${resetAt} or remaining is null then ${remaining} else remaining end`;
+    set.reset_at = sql`case when reset_at < ${resetAt} then ${resetAt} else reset_at end`;
+  }
+  if (blockedUntil !== null) set.blocked_until = sql`case when blocked_until < ${blockedUntil} then ${blockedUntil} else blocked_until end`;
+  const row = await db.updateTable('rate_windows').set(set).where('window_key', '=', key).returning(COLUMNS).executeTakeFirst();
+  return row ? toRow(row) : null;
+}
+
+/** Gives back a token that was never used, if its window is still the current one. */
+export async function returnToken(db: Db, key: string, resetAt: number): Promise<void> {
+  await db.updateTable('rate_windows').set({ remaining: sql`remaining + 1` }).where('window_key', '=', key).where('reset_at', '=', resetAt).where('remaining', 'is not', null).execute();
+}
