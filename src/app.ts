@@ -7,6 +7,7 @@ import { registerAuth } from './http/auth.ts';
 import type { AppDeps } from './http/deps.ts';
 import { buildClientErrorHandler, handleFrameworkError } from './http/early-errors.ts';
 import { buildErrorHandler } from './http/errors.ts';
+import { sharedRateLimitStore } from './http/rate-limit-store.ts';
 import { MAX_PARAM_LENGTH, registerRouteTable } from './http/route-table.ts';
 import { registerValidation } from './http/validation.ts';
 import { AccountSchema, ProblemSchema } from './http/schemas.ts';
@@ -57,6 +58,10 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     global: true,
     max: config.rateLimitPerMinute,
     timeWindow: 60_000,
+    // Counted in the store, shared by every process; a count that fails lets the request through
+    // (rate-limit-store.ts says why).
+    store: sharedRateLimitStore({ db: deps.store.db, clock: deps.clock, log: logger }),
+    skipOnError: true,
     hook: 'onRequest',
     keyGenerator: (request) => request.principal?.keyId ?? request.ip,
     errorResponseBuilder: (_request, context) => new PerchError('rate_limited', `Rate limit of ${context.max} requests per minute reached; retry in ${Math.ceil(context.ttl / 1000)} s.`),

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
-import { MemoryFailureThrottle } from './http/auth-throttle.ts';
+import { StoreFailureThrottle } from './http/auth-throttle.ts';
 import type { AppDeps } from './http/deps.ts';
 import { deriveKey } from './domain/sealed-box.ts';
 import { createLogger } from './logger.ts';
@@ -53,7 +53,7 @@ export async function composeApp(config: Config, options: ComposeOptions): Promi
       store,
       clock,
       authenticator,
-      throttle: new MemoryFailureThrottle(config.authFailuresPerMinute),
+      throttle: new StoreFailureThrottle(store, config.authFailuresPerMinute, options.logger),
       keyHashSecret,
       sealKey: deriveKey(keyHashSecret, 'idempotent-responses'),
       tracker,

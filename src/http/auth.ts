@@ -1,6 +1,6 @@
 // Authentication and authorisation of every request, from the role its route declares.
 // Runs at onRequest, before the body is read, so an unauthenticated upload is refused unread.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PerchError } from '../domain/errors.ts';
 import { roleSatisfies, type RouteAccess } from '../domain/roles.ts';
 import type { KeyAuthenticator, Principal } from '../services/api-keys.ts';
@@ -36,10 +36,8 @@ export function registerAuth(app: FastifyInstance, { authenticator, throttle, cl
     if (access === 'public') return;
     const client = request.ip;
     const now = clock.now();
-    const wait = throttle.retryAfter(client, now);
-    if (wait > 0) {
-      return sendProblem(reply, new PerchError('too_many_auth_failures', `Too many failed authentications from this client; retry in ${wait} s.`), { 'retry-after': String(wait) });
-    }
+    const wait = await throttle.retryAfter(client, now);
+    if (wait > 0) return tooManyFailures(reply, wait);
     const presented = request.headers['x-api-key'];
     if (presented === undefined || presented === '') {
       return sendProblem(reply, new PerchError('missing_api_key', 'Send your API key in the x-api-key header.'), CHALLENGE);
@@ -50,7 +48,9 @@ export function registerAuth(app: FastifyInstance, { authenticator, throttle, cl
       principal = await authenticator.authenticate(String(presented));
     } catch (error) {
       if (!(error instanceof PerchError)) throw error;
-      throttle.recordFailure(client, now);
+      const over = await throttle.recordFailure(client, now);
+      // A failure past the limit (reached through other processes meanwhile) tells nothing about the key.
+      if (over > 0) return tooManyFailures(reply, over);
       return sendProblem(reply, error, CHALLENGE);
     }
     if (!roleSatisfies(principal.role, access)) {
@@ -58,6 +58,10 @@ export function registerAuth(app: FastifyInstance, { authenticator, throttle, cl
     }
     request.principal = principal;
   });
+}
+
+function tooManyFailures(reply: FastifyReply, wait: number): FastifyReply {
+  return sendProblem(reply, new PerchError('too_many_auth_failures', `Too many failed authentications from this client; retry in ${wait} s.`), { 'retry-after': String(wait) });
 }
 
 /** The authenticated caller; routes that declare a role always have one. */

@@ -1,4 +1,5 @@
-// Runs `perch serve` or `perch worker` as a real child process, for tests that kill it or send it signals.
+// Runs `perch serve`, `perch api` or `perch worker` as a real child process, for tests that kill it,
+// send it signals, or run several side by side on one store.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
@@ -17,12 +18,17 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
   return startPerch('serve', env);
 }
 
+/** `perch api` (HTTP alone, no tracker), the process that scale-out runs several of. */
+export async function startApi(env: Record<string, string>): Promise<ServerProcess> {
+  return startPerch('api', env);
+}
+
 /** `perch worker` (the tracker alone); `url` is empty, as a worker does not listen. */
 export async function startWorker(env: Record<string, string>): Promise<ServerProcess> {
   return startPerch('worker', env);
 }
 
-async function startPerch(command: 'serve' | 'worker', env: Record<string, string>): Promise<ServerProcess> {
+async function startPerch(command: 'serve' | 'api' | 'worker', env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', command], {
     cwd: new URL('../..', import.meta.url).pathname,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', TRACKER: 'off', ...env },

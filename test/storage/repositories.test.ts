@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ImportRow } from '../../src/domain/csv-import.ts';
 import { findAccount, listAccounts, updateAccount, untrackAccount } from '../../src/storage/accounts-repo.ts';
+import { authFailures, countHits, pruneAuthFailures, pruneRateCounters, recordAuthFailure, windowStartOf } from '../../src/storage/api-limits-repo.ts';
 import { countActiveAdminKeys, findApiKeyByHash, insertApiKey, revokeApiKey } from '../../src/storage/api-keys-repo.ts';
 import { openSqlite, sqliteCapabilities } from '../../src/storage/dialects/sqlite.ts';
 import { listImports, writeImport } from '../../src/storage/imports-repo.ts';
@@ -101,6 +102,28 @@ describe(`repositories on ${dialectName}`, () => {
     assert.equal(await revokeApiKey(store.db, 'key_a', 3_000), true);
     assert.equal(await revokeApiKey(store.db, 'key_a', 3_000), false);
     await assert.rejects(insertApiKey(store.db, { ...base, id: 'key_c', keyHash: 'hash-a', role: 'app', expiresAt: null }), (error) => store.caps.isUniqueViolation(error));
+  });
+
+  it('counts API hits and failed authentications per window, without losing concurrent ones, and prunes old windows', async () => {
+    const window = windowStartOf(Date.parse('2026-11-23T12:00:42Z'), 60_000);
+    assert.equal(window, Date.parse('2026-11-23T12:00:00Z'));
+    const counts = await Promise.all(Array.from({ length: 40 }, () => countHits(store.db, 'key_busy', window)));
+    assert.deepEqual([...counts].sort((a, b) => a - b), Array.from({ length: 40 }, (_, i) => i + 1), 'each hit sees its own count');
+    assert.equal(await countHits(store.db, 'key_busy', window, 10), 50, 'a block of counts');
+    assert.equal(await countHits(store.db, 'key_busy', window + 60_000), 1, 'a new window starts from one');
+    assert.equal(await countHits(store.db, 'key_calm', window), 1, 'buckets are apart');
+
+    assert.equal(await authFailures(store.reader, '203.0.113.9', window), 0);
+    assert.deepEqual(await Promise.all([1, 2, 3].map(() => recordAuthFailure(store.db, '203.0.113.9', window))).then((n) => n.sort()), [1, 2, 3]);
+    assert.equal(await authFailures(store.reader, '203.0.113.9', window), 3);
+    assert.equal(await authFailures(store.reader, '203.0.113.9', window + 60_000), 0);
+
+    await recordAuthFailure(store.db, '203.0.113.9', window + 60_000);
+    await pruneRateCounters(store.db, window + 60_000);
+    await pruneAuthFailures(store.db, window + 60_000);
+    assert.deepEqual(await store.db.selectFrom('api_rate_counters').select(['bucket', 'window_start', 'hits']).execute(), [{ bucket: 'key_busy', window_start: window + 60_000, hits: 1 }]);
+    assert.equal(await authFailures(store.reader, '203.0.113.9', window), 0);
+    assert.equal(await authFailures(store.reader, '203.0.113.9', window + 60_000), 1);
   });
 });
 
