@@ -97,7 +97,7 @@ async function revoke(id: string): Promise<void> {
     const key = await findApiKey(store.db, id);
     if (key === null) throw new CliError(`perch: no API key has the id ${quote(id)} (perch keys list --all shows them all).`);
     if (key.revokedAt !== null) return `Key ${key.id} was already revoked at ${key.revokedAt}; nothing changed.\n`;
-    await revokeKey(store.db, systemClock, id, { actor: 'cli', envAdminConfigured: config.adminApiKey !== null });
+    await revokeKey(store, systemClock, id, { actor: 'cli', envAdminConfigured: config.adminApiKey !== null });
     const bound = Math.ceil(config.keyCacheTtlMs / 1000);
     return `Revoked key ${key.id} (${key.role}, ${clean(key.username)}). Running servers refuse it within ${bound} s.\n`;
   });

@@ -8,6 +8,7 @@ import type { Role } from '../domain/roles.ts';
 import { countActiveAdminKeys, findApiKeyByHash, insertApiKey, revokeApiKey, touchApiKey, type ApiKey } from '../storage/api-keys-repo.ts';
 import { writeAudit } from '../storage/audit-repo.ts';
 import type { Database } from '../storage/schema.ts';
+import type { Store } from '../storage/store.ts';
 import type { Clock } from './clock.ts';
 
 /** Who is calling: a stored key, or the bootstrap key from ADMIN_API_KEY. */
@@ -58,9 +59,16 @@ export async function createApiKey(
  * Revokes a key and returns when it was revoked: now, or earlier if it already was (revoking twice
  * is harmless). Refuses to remove the last admin key when no ADMIN_API_KEY could replace it.
  */
-export async function revokeKey(db: Kysely<Database>, clock: Clock, id: string, options: { actor: string | null; envAdminConfigured: boolean }): Promise<{ revokedAt: number; already: boolean }> {
+export async function revokeKey(
+  store: Pick<Store, 'db' | 'caps'>,
+  clock: Clock,
+  id: string,
+  options: { actor: string | null; envAdminConfigured: boolean },
+): Promise<{ revokedAt: number; already: boolean }> {
   const now = clock.now();
-  return db.transaction().execute(async (trx) => {
+  return store.db.transaction().execute(async (trx) => {
+    // Two admins revoking the last two admin keys at once must not both succeed.
+    await store.caps.serialize(trx, 'admin_keys');
     const row = await trx.selectFrom('api_keys').select(['id', 'role', 'revoked_at']).where('id', '=', id).executeTakeFirst();
     if (!row) throw new PerchError('api_key_not_found', `No API key has the id ${id}.`);
     if (row.revoked_at !== null) return { revokedAt: row.revoked_at, already: true };

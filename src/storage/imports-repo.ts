@@ -49,7 +49,7 @@ const COLUMNS_PER_ROW = 9;
 export async function writeImport(db: Db, caps: DialectCapabilities, rows: readonly ImportRow[], meta: ImportMeta): Promise<ImportCounts> {
   const chunkSize = Math.min(1_000, Math.floor(caps.maxParameters / COLUMNS_PER_ROW));
   return db.transaction().execute(async (trx) => {
-    await caps.serializeImports(trx);
+    await caps.serialize(trx, 'imports');
     const counts: ImportCounts = { inserted: 0, reactivated: 0, alreadyTracked: 0 };
     const now = meta.now();
     for (let start = 0; start < rows.length; start += chunkSize) {

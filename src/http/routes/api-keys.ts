@@ -139,7 +139,7 @@ export default async function apiKeyRoutes(root: FastifyInstance, deps: AppDeps)
     },
     handler: async (request) => {
       const { id } = request.params;
-      const { revokedAt } = await revokeKey(deps.store.db, deps.clock, id, { actor: actorOf(request), envAdminConfigured: deps.config.adminApiKey !== null });
+      const { revokedAt } = await revokeKey(deps.store, deps.clock, id, { actor: actorOf(request), envAdminConfigured: deps.config.adminApiKey !== null });
       deps.authenticator.invalidate(id);
       return { success: true as const, id, revokedAt: new Date(revokedAt).toISOString() };
     },

@@ -15,8 +15,12 @@ export interface DialectCapabilities {
   jsonArrayContains(column: Expression<string>, tag: string): RawBuilder<SqlBool>;
   /** Collation that orders text by bytes, as SQLite does, so both dialects sort names alike. */
   readonly bytewiseCollation: string;
-  /** Makes concurrent imports take turns (PostgreSQL: a transaction advisory lock; SQLite: one writer anyway). */
-  serializeImports(trx: Kysely<Database>): Promise<void>;
+  /**
+   * Makes transactions on the same `topic` take turns until they end (PostgreSQL: a transaction
+   * advisory lock; SQLite: one writer anyway): concurrent imports, and admin-key changes that
+   * must see each other (the first-run key, the last admin key).
+   */
+  serialize(trx: Kysely<Database>, topic: 'imports' | 'admin_keys'): Promise<void>;
   /** The error is a unique-constraint violation (a concurrent insert won the race). */
   isUniqueViolation(error: unknown): boolean;
   /** The error means the store cannot be reached or is busy: worth a 503 and a retry. */

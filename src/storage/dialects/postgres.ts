@@ -10,9 +10,10 @@ export const postgresCapabilities: DialectCapabilities = {
   skipLocked: true,
   maxParameters: 60_000,
   bytewiseCollation: '"C"',
-  // Two imports inserting overlapping names in different orders would deadlock on the unique index.
-  serializeImports: async (trx) => {
-    await sql`select pg_advisory_xact_lock(${IMPORT_LOCK})`.execute(trx);
+  // Two imports inserting overlapping names in different orders would deadlock on the unique index;
+  // two processes starting at once would each create a first admin key.
+  serialize: async (trx, topic) => {
+    await sql`select pg_advisory_xact_lock(${LOCKS[topic]})`.execute(trx);
   },
   jsonArrayContains: (column, tag) => sql<boolean>`(${column})::jsonb ? ${tag}`,
   isUniqueViolation: (error) => errorCode(error) === '23505',
@@ -32,8 +33,8 @@ function errorCode(error: unknown): string {
   return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
 }
 
-/** Advisory lock key of imports: any constant; "perch" in ASCII. */
-const IMPORT_LOCK = 0x7065726368;
+/** Advisory lock keys: any constants ("perch" in ASCII, then the next one). */
+const LOCKS = { imports: 0x7065726368, admin_keys: 0x7065726369 } as const;
 
 // Times are epoch milliseconds in bigint columns; they fit a JS number exactly, so read them as one.
 const types = {
