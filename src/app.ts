@@ -88,9 +88,11 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
 
-  await app.register(docsRoutes);
   await app.register(healthRoutes, deps);
   await app.register(metricsRoutes, deps);
+  // A worker serves health and metrics only: probes and scrapers reach it, callers of the API do not.
+  if (deps.role === 'worker') return app;
+  await app.register(docsRoutes);
   await app.register(meRoutes);
   await app.register(accountRoutes, deps);
   await app.register(accountHistoryRoutes, deps);

@@ -29,8 +29,8 @@ export interface ComposeOptions {
 }
 
 /**
- * Builds everything the app needs from the configuration. With role `serve` and TRACKER on it
- * also builds the tracker, but does not start it (runServer does; tests drive it by hand).
+ * Builds everything the app needs from the configuration. With role `worker`, or `serve` and
+ * TRACKER on, it also builds the tracker, but does not start it (runServer does; tests drive it by hand).
  * Closing the app stops the tracker and closes the store.
  */
 export async function composeApp(config: Config, options: ComposeOptions): Promise<{ app: FastifyInstance; deps: AppDeps; firstAdminKey: string | null; tracker: Tracker | null }> {
@@ -39,7 +39,8 @@ export async function composeApp(config: Config, options: ComposeOptions): Promi
   try {
     const metrics = createMetrics(store, clock);
     const role = options.role ?? 'serve';
-    const tracker = role === 'serve' && config.tracker ? createTracker(config, store, options.logger, { ...(options.trackerClock ? { clock: options.trackerClock } : {}), metrics: metrics.tracker }) : null;
+    const runsTracker = role === 'worker' || (role === 'serve' && config.tracker);
+    const tracker = runsTracker ? createTracker(config, store, options.logger, { ...(options.trackerClock ? { clock: options.trackerClock } : {}), metrics: metrics.tracker, role }) : null;
     const keyHashSecret = resolveKeyHashSecret(config.keyHashSecret, config.dataDir);
     const authenticator = new KeyAuthenticator(store.reader, store.db, {
       secret: keyHashSecret,
@@ -61,7 +62,8 @@ export async function composeApp(config: Config, options: ComposeOptions): Promi
       role,
       version: VERSION,
     };
-    const firstAdminKey = await ensureAdminKey(store, config, keyHashSecret, clock);
+    // The first admin key is printed by a process that serves the API, not by a worker.
+    const firstAdminKey = role === 'worker' ? null : await ensureAdminKey(store, config, keyHashSecret, clock);
     const app = await buildApp(deps, options.logger);
     app.addHook('onClose', async () => {
       await tracker?.stop();
@@ -76,7 +78,11 @@ export async function composeApp(config: Config, options: ComposeOptions): Promi
 
 const SHUTDOWN_DEADLINE_MS = 8_000;
 
-/** `perch serve` / `perch api`: listen until SIGTERM or SIGINT, then drain and exit 0. */
+/**
+ * `perch serve`, `perch api` and `perch worker`: listen until SIGTERM or SIGINT, then drain and
+ * exit 0. A worker runs the tracker and serves only health and metrics (scale-out: any number of
+ * them beside `perch api` processes, on one PostgreSQL).
+ */
 export async function runServer(config: Config, role: AppDeps['role']): Promise<void> {
   const logger = createLogger(config.logLevel);
   const { app, firstAdminKey, tracker } = await composeApp(config, { logger, role });
@@ -89,22 +95,10 @@ export async function runServer(config: Config, role: AppDeps['role']): Promise<
   }
   await app.listen({ port: config.port, host: config.host });
   tracker?.start();
+  if (role === 'worker' && tracker) logger.info({ owner: tracker.owner }, 'worker started');
   onSignals(logger, async () => {
     // The tracker stops claiming at once and finishes (or releases) its batches while HTTP drains.
     await Promise.all([tracker?.stop(), app.close()]);
-  });
-}
-
-/** `perch worker`: the tracker alone, no HTTP (scale-out: any number beside `perch api`). */
-export async function runWorker(config: Config): Promise<void> {
-  const logger = createLogger(config.logLevel);
-  const store = await openStore(config.databaseUrl);
-  const tracker = createTracker(config, store, logger);
-  tracker.start();
-  logger.info({ owner: tracker.owner }, 'worker started');
-  onSignals(logger, async () => {
-    await tracker.stop();
-    await store.close();
   });
 }
 

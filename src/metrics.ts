@@ -4,7 +4,9 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { PLATFORMS } from './domain/platforms.ts';
 import type { Clock } from './services/clock.ts';
 import type { Store } from './storage/store.ts';
+import { recentTrackers } from './storage/tracker-processes-repo.ts';
 import { countByStatus, countDue } from './storage/tracking-repo.ts';
+import { LOST_AFTER_MS } from './tracker/heartbeat.ts';
 import type { TrackerMetrics } from './tracker/context.ts';
 
 export interface Metrics {
@@ -58,6 +60,19 @@ export function createMetrics(store: Store, clock: Clock): Metrics {
     async collect() {
       this.reset();
       for (const [platform, n] of Object.entries(await countDue(store.reader, PLATFORMS, clock.now()))) this.set({ platform }, n);
+    },
+  });
+  new Gauge({
+    name: 'perch_tracker_process_checks',
+    help: 'Accounts checked since start by each live tracker process (from the heartbeats in the store), so any process shows how the work is shared.',
+    labelNames: ['tracker', 'host', 'pid', 'role'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const now = clock.now();
+      for (const t of await recentTrackers(store.reader, now - LOST_AFTER_MS)) {
+        if (t.stoppedAt === null) this.set({ tracker: t.owner, host: t.host, pid: String(t.pid), role: t.role }, t.checks);
+      }
     },
   });
   return {

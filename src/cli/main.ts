@@ -1,6 +1,6 @@
 // The `perch` command: one sub-command per way of running or administering the service.
 import { Command } from 'commander';
-import { runServer, runWorker, VERSION } from '../main.ts';
+import { runServer, VERSION } from '../main.ts';
 import { openStore } from '../storage/store.ts';
 import { registerImportCommand } from './import.ts';
 import { registerKeyCommands } from './keys.ts';
@@ -26,8 +26,8 @@ program
 
 program
   .command('worker')
-  .description('run the tracker only, without HTTP (for scale-out on PostgreSQL)')
-  .action(async () => runWorker(loadConfig({ tracker: true })));
+  .description('run the tracker only, with health and metrics on PORT (for scale-out on PostgreSQL)')
+  .action(async () => runServer(loadConfig({ tracker: true }), 'worker'));
 
 program
   .command('demo')

@@ -28,6 +28,6 @@ export interface AppDeps {
   /** Prometheus registry served at /metrics. */
   metrics: Registry;
   /** What this process runs, for /api/health. */
-  role: 'serve' | 'api';
+  role: 'serve' | 'api' | 'worker';
   version: string;
 }

@@ -156,7 +156,7 @@ export interface TrackerProcessesTable {
   seen_at: number;
   stopped_at: number | null;
   checks: Generated<number>;
-  requests: Generated<number>;
+  batches: Generated<number>;
 }
 
 export interface Database {

@@ -23,7 +23,7 @@ export function trackerSettings(config: Config): TrackerSettings {
   };
 }
 
-export function createTracker(config: Config, store: Store, logger: Logger, options: { clock?: TrackerClock; metrics?: TrackerMetrics } = {}): Tracker {
+export function createTracker(config: Config, store: Store, logger: Logger, options: { clock?: TrackerClock; metrics?: TrackerMetrics; role?: string } = {}): Tracker {
   const clock = options.clock ?? systemTrackerClock;
   return new Tracker({
     store,
@@ -36,5 +36,6 @@ export function createTracker(config: Config, store: Store, logger: Logger, opti
     logger: logger.child({ component: 'tracker' }),
     dailyReadBudgets: { x: config.xDailyReadBudget },
     ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.role ? { role: options.role } : {}),
   });
 }

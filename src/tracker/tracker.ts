@@ -10,6 +10,7 @@ import type { Endpoint, PlatformClient } from '../platforms/types.ts';
 import type { Store } from '../storage/store.ts';
 import { claimDueAccounts, deferAccounts, hasDueUnresolved, nextDueAt, releaseLeases, releaseTrackerLeases } from '../storage/tracking-repo.ts';
 import { checkBatch } from './check-batch.ts';
+import { Heartbeat } from './heartbeat.ts';
 import { NO_METRICS, type PlatformLane, type TrackerContext, type TrackerMetrics, type TrackerSettings } from './context.ts';
 import { RateGate, type GateSnapshot } from './rate-gate.ts';
 import { ReadBudget } from './read-budget.ts';
@@ -35,6 +36,8 @@ export interface TrackerOptions {
   metrics?: TrackerMetrics;
   random?: () => number;
   owner?: string;
+  /** What the process runs, for the heartbeat: `serve` (API and tracker) or `worker`. */
+  role?: string;
 }
 
 interface Lane extends PlatformLane {
@@ -84,6 +87,10 @@ export class Tracker {
   private lastTickMs: number | null = null;
   private ticks = 0;
   private claims = 0;
+  /** Accounts checked and batches done since start, reported by the heartbeat. */
+  private checked = 0;
+  private batches = 0;
+  private readonly heartbeat: Heartbeat;
 
   constructor(options: TrackerOptions) {
     this.options = options;
@@ -101,6 +108,7 @@ export class Tracker {
         wake: new AbortController(),
       };
     });
+    this.heartbeat = new Heartbeat(options.store, options.clock, options.logger, { owner: this.owner, role: options.role ?? 'serve' }, () => ({ checks: this.checked, batches: this.batches }));
     this.shared = {
       store: options.store,
       clock: options.clock,
@@ -114,6 +122,7 @@ export class Tracker {
 
   /** Runs every configured platform's loop in the background until stop(). */
   start(): void {
+    this.heartbeat.start();
     this.running ??= Promise.all(this.lanes.filter((lane) => lane.client.configured).map((lane) => this.laneLoop(lane))).then(() => {});
   }
 
@@ -213,6 +222,8 @@ export class Tracker {
       try {
         const result = await checkBatch({ ...this.shared, lane, owner }, accounts, resolved, ticket);
         reads = result.reads;
+        this.batches += 1;
+        this.checked += result.checked;
         report.checked += result.checked;
         report.released += result.released;
         report.leaseLost += result.leaseLost;
@@ -255,6 +266,7 @@ export class Tracker {
     this.abort.abort();
     await running;
     await releaseTrackerLeases(this.options.store.db, this.owner).catch(() => 0);
+    await this.heartbeat.stop();
   }
 
   status(): TrackerStatus {

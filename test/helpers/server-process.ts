@@ -9,6 +9,8 @@ export interface ServerProcess {
   url: string;
   /** Log lines (parsed JSON) seen so far. */
   lines: Record<string, unknown>[];
+  /** Everything written to stdout so far, log lines and plain text. */
+  readonly stdout: string;
   /** Resolves with the first log line matching `predicate`. */
   waitForLog(predicate: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -23,7 +25,7 @@ export async function startApi(env: Record<string, string>): Promise<ServerProce
   return startPerch('api', env);
 }
 
-/** `perch worker` (the tracker alone); `url` is empty, as a worker does not listen. */
+/** `perch worker` (the tracker alone); `url` serves its health and metrics only. */
 export async function startWorker(env: Record<string, string>): Promise<ServerProcess> {
   return startPerch('worker', env);
 }
@@ -39,7 +41,9 @@ async function startPerch(command: 'serve' | 'api' | 'worker', env: Record<strin
   const exited = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  let stdout = '';
   createInterface({ input: child.stdout! }).on('line', (text) => {
+    stdout += `${text}\n`;
     let line: Record<string, unknown>;
     try {
       line = JSON.parse(text) as Record<string, unknown>;
@@ -62,11 +66,17 @@ async function startPerch(command: 'serve' | 'api' | 'worker', env: Record<strin
       waiters.push({ predicate, resolve: (line) => (clearTimeout(timer), resolve(line)) });
       void exited.then(() => reject(new Error(`server exited; stderr: ${stderr}`)));
     });
-  if (command === 'worker') {
-    await waitForLog((line) => line.msg === 'worker started');
-    return { child, url: '', lines, waitForLog, exited };
-  }
+  if (command === 'worker') await waitForLog((line) => line.msg === 'worker started');
   const listening = await waitForLog((line) => typeof line.msg === 'string' && line.msg.startsWith('Server listening at'));
   const url = String(listening.msg).replace('Server listening at ', '');
-  return { child, url, lines, waitForLog, exited };
+  return {
+    child,
+    url,
+    lines,
+    get stdout() {
+      return stdout;
+    },
+    waitForLog,
+    exited,
+  };
 }

@@ -2,7 +2,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { PLATFORMS } from '../../domain/platforms.ts';
+import { recentTrackers, type TrackerProcess } from '../../storage/tracker-processes-repo.ts';
 import { countDue, tracksAny } from '../../storage/tracking-repo.ts';
+import { LOST_AFTER_MS } from '../../tracker/heartbeat.ts';
 import type { AppDeps } from '../deps.ts';
 
 const Check = Type.Object({ status: Type.Union([Type.Literal('pass'), Type.Literal('warn'), Type.Literal('fail')]) }, { additionalProperties: true });
@@ -10,7 +12,7 @@ const Health = Type.Object(
   {
     status: Type.Union([Type.Literal('pass'), Type.Literal('warn'), Type.Literal('fail')]),
     version: Type.String(),
-    role: Type.String({ description: 'What this process runs: serve (API and tracker) or api.' }),
+    role: Type.String({ description: 'What this process runs: serve (API and tracker), api, or worker (tracker only).' }),
     checks: Type.Object({ store: Check, tracker: Check }),
   },
   { examples: [{ status: 'pass', version: '0.1.0', role: 'serve', checks: { store: { status: 'pass', observedMs: 1 }, tracker: { status: 'pass', enabled: true, running: true, lastTickAt: '2026-11-23T12:00:00.000Z', due: 0, platforms: {} } } }] },
@@ -21,18 +23,41 @@ const STORE_TIMEOUT_MS = 2_000;
 /** Store counts in the tracker check are reused for this long: probes may come many times a second. */
 const COUNTS_TTL_MS = 5_000;
 
+/** Stopped or lost trackers stay listed this long, so an operator sees what went away. */
+const RECENT_MS = 3_600_000;
+
 interface TrackerCounts {
   due: Record<string, number>;
   xTracked: boolean;
+  trackers: TrackerProcess[];
+}
+
+/** Every tracker process of the deployment, from the heartbeats in the store. */
+function trackerList(trackers: readonly TrackerProcess[], now: number) {
+  return trackers.map((t) => ({
+    id: t.owner,
+    role: t.role,
+    host: t.host,
+    pid: t.pid,
+    state: t.stoppedAt !== null ? 'stopped' : now - t.seenAt > LOST_AFTER_MS ? 'lost' : 'running',
+    startedAt: new Date(t.startedAt).toISOString(),
+    lastSeenAt: new Date(t.seenAt).toISOString(),
+    checks: t.checks,
+    batches: t.batches,
+  }));
 }
 
 /**
  * The tracker's state. `warn` when X accounts are tracked without X credentials, or a platform is
- * paused (credentials refused, daily read budget spent). Counts come from the store, so `perch api`
- * reports the accounts due even though its trackers run elsewhere.
+ * paused (credentials refused, daily read budget spent), or a tracker process stopped answering.
+ * Counts and the list of trackers come from the store, so `perch api` reports them even though its
+ * trackers run elsewhere.
  */
 function trackerCheck(deps: AppDeps, counts: TrackerCounts) {
   const notes: string[] = [];
+  const trackers = trackerList(counts.trackers, deps.clock.now());
+  const lost = trackers.filter((t) => t.state === 'lost');
+  if (lost.length > 0) notes.push(`${lost.length} tracker(s) not heard of for over ${LOST_AFTER_MS / 1000} s: ${lost.map((t) => `${t.host}:${t.pid}`).join(', ')}; their leases expire and other trackers take the work over`);
   if (deps.config.xBearerToken === null && counts.xTracked) notes.push('X accounts are tracked but X_BEARER_TOKEN is not set: they are not checked');
   const status = deps.tracker?.status() ?? null;
   const platforms: Record<string, unknown> = {};
@@ -48,9 +73,11 @@ function trackerCheck(deps: AppDeps, counts: TrackerCounts) {
     status: notes.length > 0 ? ('warn' as const) : ('pass' as const),
     enabled: deps.tracker !== null,
     running: status?.running ?? false,
+    ...(status ? { id: status.owner } : {}),
     lastTickAt: status?.lastTickAt ?? null,
     due: Object.values(counts.due).reduce((a, b) => a + b, 0),
     platforms,
+    trackers,
     ...(notes.length > 0 ? { notes } : {}),
   };
 }
@@ -60,8 +87,8 @@ export default async function healthRoutes(app: FastifyInstance, deps: AppDeps) 
   const readCounts = async (): Promise<TrackerCounts> => {
     const now = deps.clock.now();
     if (counts && now - counts.at < COUNTS_TTL_MS) return counts.value;
-    const [due, xTracked] = await Promise.all([countDue(deps.store.reader, PLATFORMS, now), tracksAny(deps.store.reader, 'x')]);
-    counts = { at: now, value: { due, xTracked } };
+    const [due, xTracked, trackers] = await Promise.all([countDue(deps.store.reader, PLATFORMS, now), tracksAny(deps.store.reader, 'x'), recentTrackers(deps.store.reader, now - RECENT_MS)]);
+    counts = { at: now, value: { due, xTracked, trackers } };
     return counts.value;
   };
 

@@ -55,7 +55,7 @@ export function sharedLimitsSchema(caps: DialectCapabilities): Migration {
         .addColumn('seen_at', 'bigint', (c) => c.notNull())
         .addColumn('stopped_at', 'bigint')
         .addColumn('checks', 'bigint', (c) => c.notNull().defaultTo(0))
-        .addColumn('requests', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('batches', 'bigint', (c) => c.notNull().defaultTo(0))
         .execute();
     },
   };
