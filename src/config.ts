@@ -20,6 +20,10 @@ export interface Config {
   readonly trackLeaseMs: number;
   /** Width of a history bucket: at most one snapshot per account per bucket. */
   readonly historyBucketMs: number;
+  /** Lookup batches in flight at once per platform in one tracker. */
+  readonly trackConcurrency: number;
+  /** PostgreSQL connections per process (ignored on SQLite). */
+  readonly databasePoolSize: number;
   readonly tracker: boolean;
   readonly xDailyReadBudget: number;
   readonly maxImportBytes: number;
@@ -153,6 +157,8 @@ export function createConfig(env: Env, overrides: Partial<Config> = {}): Config 
     trackIntervalMs: duration('TRACK_INTERVAL', '1h'),
     trackLeaseMs: duration('TRACK_LEASE', '5m'),
     historyBucketMs: duration('HISTORY_BUCKET', '1h', 60_000),
+    trackConcurrency: integer('TRACK_CONCURRENCY', 4, 1, 64),
+    databasePoolSize: integer('DATABASE_POOL_SIZE', 10, 1, 1_000),
     tracker: flag('TRACKER', true),
     xDailyReadBudget: integer('X_DAILY_READ_BUDGET', 10_000, 0, 1_000_000_000),
     maxImportBytes: size('MAX_IMPORT_BYTES', 50 * 1_048_576),

@@ -35,7 +35,7 @@ export interface ComposeOptions {
  */
 export async function composeApp(config: Config, options: ComposeOptions): Promise<{ app: FastifyInstance; deps: AppDeps; firstAdminKey: string | null; tracker: Tracker | null }> {
   const clock = options.clock ?? systemClock;
-  const store = await openStore(config.databaseUrl);
+  const store = await openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   try {
     const metrics = createMetrics(store, clock);
     const role = options.role ?? 'serve';

@@ -18,7 +18,7 @@ export function trackerSettings(config: Config): TrackerSettings {
     historyBucketMs: config.historyBucketMs,
     postsPerAccount: POSTS_PER_ACCOUNT,
     postsPerFetch: 100,
-    batchesInFlight: 4,
+    batchesInFlight: config.trackConcurrency,
     postFetchesInFlight: 8,
   };
 }

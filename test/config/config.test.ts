@@ -46,6 +46,14 @@ describe('configuration', () => {
     assert.throws(() => createConfig({ TRUST_PROXY: 'everyone' }), /TRUST_PROXY/);
   });
 
+  it('reads the scale-out settings, within their bounds', () => {
+    const config = createConfig({ DATABASE_POOL_SIZE: '25', TRACK_CONCURRENCY: '8' });
+    assert.equal(config.databasePoolSize, 25);
+    assert.equal(config.trackConcurrency, 8);
+    assert.throws(() => createConfig({ DATABASE_POOL_SIZE: '0' }), /DATABASE_POOL_SIZE/);
+    assert.throws(() => createConfig({ TRACK_CONCURRENCY: 'many' }), /TRACK_CONCURRENCY/);
+  });
+
   it('requires KEY_HASH_SECRET on PostgreSQL', () => {
     assert.throws(() => createConfig({ DATABASE_URL: 'postgres://localhost/perch' }), /KEY_HASH_SECRET is required/);
   });
