@@ -4,6 +4,7 @@
 import type { PlatformPost } from '../platforms/types.ts';
 import { PlatformError } from '../platforms/types.ts';
 import type { TrackerContext } from './context.ts';
+import type { Ticket } from './rate-gate.ts';
 
 export interface PostsWanted {
   accountId: number;
@@ -24,32 +25,39 @@ export async function fetchNewPosts(ctx: TrackerContext, wanted: readonly PostsW
       const item = wanted[next++];
       if (!item) break;
       const reservation = lane.budget ? await lane.budget.reserve(settings.postsPerFetch) : null;
-      const ticket = reservation?.granted === 0 ? null : await gate.acquire(signal, { windowWait: false });
-      if (ticket === null) {
-        skipRest = true;
-        if (reservation) await lane.budget?.settle(reservation, 0);
-        return;
-      }
       let read = 0;
       try {
-        const result = await lane.client.fetchPosts(item.platformUserId, item.sinceId, reservation?.granted ?? settings.postsPerFetch, signal);
-        await gate.settle(ticket, result.rateLimit);
-        metrics.platformRequest(platform, 'posts', 'ok');
-        read = result.reads;
-        fetched.set(item.accountId, result.value);
-      } catch (error) {
-        if (!(error instanceof PlatformError)) {
-          await gate.cancel(ticket);
-          throw error;
+        const ticket = reservation?.granted === 0 ? null : await gate.acquire(signal, { windowWait: false });
+        if (ticket === null) {
+          skipRest = true;
+          return;
         }
-        read = error.reads ?? 0;
-        await gate.settle(ticket, error.rateLimit, error.kind === 'rate_limited' ? error.retryAt : null);
-        metrics.platformRequest(platform, 'posts', error.kind);
-        logger.debug({ platform, account: item.accountId, kind: error.kind }, 'timeline read failed; retried at the next check');
+        read = await readTimeline(ticket, item, reservation?.granted ?? settings.postsPerFetch);
       } finally {
+        // Whatever happened, the reservation is settled with what was really read.
         if (reservation) await lane.budget?.settle(reservation, read);
       }
     }
+  };
+  /** One timeline read on a ticket of the gate; returns the resources read (X bills them). */
+  const readTimeline = async (ticket: Ticket, item: PostsWanted, limit: number): Promise<number> => {
+    let result;
+    try {
+      result = await lane.client.fetchPosts(item.platformUserId, item.sinceId, limit, signal);
+    } catch (error) {
+      if (!(error instanceof PlatformError)) {
+        await gate.cancel(ticket);
+        throw error;
+      }
+      await gate.settle(ticket, error.rateLimit, error.kind === 'rate_limited' ? error.retryAt : null);
+      metrics.platformRequest(platform, 'posts', error.kind);
+      logger.debug({ platform, account: item.accountId, kind: error.kind }, 'timeline read failed; retried at the next check');
+      return error.reads ?? 0;
+    }
+    await gate.settle(ticket, result.rateLimit);
+    metrics.platformRequest(platform, 'posts', 'ok');
+    fetched.set(item.accountId, result.value);
+    return result.reads;
   };
   await Promise.all(Array.from({ length: Math.min(settings.postFetchesInFlight, wanted.length) }, worker));
   return fetched;

@@ -17,6 +17,8 @@ export const MAX_WAIT_MS = 60 * 60_000;
 export const MIN_RETRY_MS = 1_000;
 /** A probe unsettled after this long (a request times out in 10 s) belongs to a tracker that died: another may go. */
 export const PROBE_LEASE_MS = 15_000;
+/** Counts in headers beyond this are not believed (and would not fit the store's bigint). */
+const MAX_COUNT = 1_000_000_000;
 /** How often a waiter looks again while another process's probe is out. */
 const PROBE_POLL_MS = 200;
 
@@ -47,6 +49,7 @@ export class RateGate {
     /** Names the window in the store: platform, endpoint group and credential. */
     readonly key: string,
     private readonly clock: TrackerClock,
+    private readonly onStoreError: (error: unknown) => void = () => {},
   ) {}
 
   private static signal() {
@@ -113,26 +116,35 @@ export class RateGate {
     }
   }
 
-  /** Ends a request with what its response said about the window (null if nothing), and a 429's retry time. */
+  /**
+   * Ends a request with what its response said about the window (null if nothing), and a 429's
+   * retry time. Never throws: if the store cannot take the news, the window keeps what it had
+   * (the token stays spent; a probe's lease runs out), which errs on the side of sending less.
+   */
   async settle(ticket: Ticket, info: RateLimitInfo | null, retryAt: number | null = null): Promise<void> {
     const now = this.clock.now();
     // A reset in milliseconds instead of seconds, or a broken proxy, must not park the gate for
     // weeks (or overflow a timer): no wait is believed beyond MAX_WAIT_MS. A reset already past
     // on our clock (skew) still holds the gate a moment, so a 429 cannot loop at full speed.
     const bounded = (at: number) => Math.min(Math.max(at, now + MIN_RETRY_MS), now + MAX_WAIT_MS);
-    const report = info ? { limit: info.limit, remaining: info.remaining, resetAt: Math.min(info.resetAt, now + MAX_WAIT_MS) } : null;
+    const count = (n: number) => Math.min(Math.max(0, Math.floor(n)), MAX_COUNT);
+    const report = info ? { limit: count(info.limit), remaining: count(info.remaining), resetAt: Math.min(info.resetAt, now + MAX_WAIT_MS) } : null;
     try {
       this.lastSeen = (await recordWindow(this.db, this.key, now, report, retryAt === null ? null : bounded(retryAt), ticket.kind === 'probe')) ?? this.lastSeen;
+    } catch (error) {
+      this.onStoreError(error);
     } finally {
       this.release(ticket);
     }
   }
 
-  /** Gives back a request that was never sent. */
+  /** Gives back a request that was never sent. Never throws (a token the store did not take back stays spent). */
   async cancel(ticket: Ticket): Promise<void> {
     try {
       if (ticket.kind === 'token') await returnToken(this.db, this.key, ticket.resetAt);
       else this.lastSeen = (await recordWindow(this.db, this.key, this.clock.now(), null, null, true)) ?? this.lastSeen;
+    } catch (error) {
+      this.onStoreError(error);
     } finally {
       this.release(ticket);
     }

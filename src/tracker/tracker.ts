@@ -63,11 +63,12 @@ export interface TrackerStatus {
 }
 
 /** One gate per rate-limit group of the platform's credential; endpoints of a group share it. */
-function gatesFor(client: PlatformClient, store: Store, clock: TrackerClock): Record<Endpoint, RateGate> {
+function gatesFor(client: PlatformClient, store: Store, clock: TrackerClock, logger: Logger): Record<Endpoint, RateGate> {
   const byGroup = new Map<string, RateGate>();
   const gate = (endpoint: Endpoint) => {
     const group = client.rateLimitGroups[endpoint];
-    if (!byGroup.has(group)) byGroup.set(group, new RateGate(store.db, `${client.platform}:${group}:${client.rateLimitScope}`, clock));
+    const key = `${client.platform}:${group}:${client.rateLimitScope}`;
+    if (!byGroup.has(group)) byGroup.set(group, new RateGate(store.db, key, clock, (error) => logger.warn({ err: error, window: key }, 'could not record a rate-limit window')));
     return byGroup.get(group) as RateGate;
   };
   return { lookup_by_name: gate('lookup_by_name'), lookup_by_id: gate('lookup_by_id'), posts: gate('posts') };
@@ -101,7 +102,7 @@ export class Tracker {
       const limit = options.dailyReadBudgets?.[client.platform];
       return {
         client,
-        gates: gatesFor(client, options.store, options.clock),
+        gates: gatesFor(client, options.store, options.clock, options.logger),
         budget: limit === undefined ? null : new ReadBudget(options.store.db, client.platform, limit, options.clock),
         pausedUntil: 0,
         pauseReason: null,
@@ -211,7 +212,7 @@ export class Tracker {
       try {
         accounts = await claimDueAccounts(store.db, store.caps, { platform, owner, now: clock.now(), leaseMs: settings.leaseMs, limit, resolved });
       } catch (error) {
-        await gate.cancel(ticket).catch(() => {});
+        await gate.cancel(ticket);
         throw error;
       }
       if (accounts.length === 0) {

@@ -59,6 +59,41 @@ test('gates naming the same window share it: together they never take more than 
   assert.equal(await c.tryAcquire(), null);
 });
 
+test('gates on separate connections racing for one window take exactly what it has', async (t) => {
+  const location = await freshStoreUrl();
+  const stores = [await openStore(location.url)];
+  for (let i = 1; i < 4; i++) stores.push(await openStore(location.url, { migrate: false }));
+  t.after(async () => {
+    await Promise.all(stores.map((s) => s.close()));
+    await location.drop();
+  });
+  const clock = new VirtualClock();
+  const all = stores.map((s) => new RateGate(s.db, 'x:users:race', clock));
+  const probe = await all[0]!.tryAcquire();
+  if (!probe) throw new Error('no probe');
+  await all[0]!.settle(probe, { limit: 50, remaining: 7, resetAt: clock.now() + 900_000 });
+  // Every process asks many times at once (PostgreSQL runs these truly in parallel).
+  const taken = await Promise.all(all.flatMap((gate) => Array.from({ length: 10 }, () => gate.tryAcquire())));
+  assert.equal(taken.filter((ticket) => ticket !== null).length, 7);
+});
+
+test('a store that cannot record an answer does not fail the request; the gate still lets go', async (t) => {
+  const location = await freshStoreUrl();
+  const store = await openStore(location.url);
+  t.after(async () => {
+    await store.close();
+    await location.drop();
+  });
+  const errors: unknown[] = [];
+  const gate = new RateGate(store.db, 'x:users:gone', new VirtualClock(), (error) => errors.push(error));
+  const probe = await gate.tryAcquire();
+  if (!probe) throw new Error('no probe');
+  await store.db.schema.dropTable('rate_windows').execute();
+  await gate.settle(probe, { limit: 10, remaining: 9, resetAt: Date.now() + 60_000 });
+  assert.equal(errors.length, 1, 'the failure was reported');
+  assert.equal(gate.snapshot().inFlight, 0, 'and the request is no longer counted in flight');
+});
+
 test('a probe whose tracker died is taken over after its lease', async (t) => {
   const { clock, gates: [a, b] } = await gates(t, 2);
   if (!a || !b) throw new Error('no gates');
