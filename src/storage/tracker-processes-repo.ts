@@ -25,7 +25,8 @@ export async function writeBeat(db: Db, beat: TrackerBeat, now: number): Promise
   await db
     .insertInto('tracker_processes')
     .values(values)
-    .onConflict((oc) => oc.column('owner').doUpdateSet({ seen_at: now, checks: beat.checks, batches: beat.batches, stopped_at: null }))
+    // A beat that arrives after the tracker was marked stopped (a slow store) changes nothing.
+    .onConflict((oc) => oc.column('owner').doUpdateSet({ seen_at: now, checks: beat.checks, batches: beat.batches }).where('tracker_processes.stopped_at', 'is', null))
     .execute();
 }
 

@@ -23,7 +23,7 @@ export interface Totals {
 export class Heartbeat {
   private timer: NodeJS.Timeout | null = null;
   private readonly startedAt: number;
-  private beating: Promise<void> = Promise.resolve();
+  private beating: Promise<void> | null = null;
 
   constructor(
     private readonly store: Store,
@@ -37,17 +37,22 @@ export class Heartbeat {
 
   start(): void {
     if (this.timer) return;
-    this.beat();
-    this.timer = setInterval(() => this.beat(), HEARTBEAT_MS);
+    void this.beat();
+    this.timer = setInterval(() => void this.beat(), HEARTBEAT_MS);
     this.timer.unref();
   }
 
-  private beat(): void {
+  /** Writes one beat, unless the last one is still on its way (a slow store): beats never overlap. */
+  private beat(): Promise<void> {
+    if (this.beating) return this.beating;
     const now = this.clock.now();
     this.beating = (async () => {
       await writeBeat(this.store.db, { ...this.who, host: hostname(), pid: process.pid, startedAt: this.startedAt, ...this.totals() }, now);
       if (Math.floor(now / HEARTBEAT_MS) % 720 === 0) await pruneTrackers(this.store.db, now - FORGET_AFTER_MS);
-    })().catch((error: unknown) => this.logger.warn({ err: error }, 'could not write the tracker heartbeat'));
+    })()
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'could not write the tracker heartbeat'))
+      .finally(() => (this.beating = null));
+    return this.beating;
   }
 
   /** Writes the final totals and marks the tracker stopped. */
@@ -56,8 +61,7 @@ export class Heartbeat {
     clearInterval(this.timer);
     this.timer = null;
     await this.beating;
-    this.beat();
-    await this.beating;
+    await this.beat();
     await markStopped(this.store.db, this.who.owner, this.clock.now()).catch((error: unknown) => this.logger.warn({ err: error }, 'could not mark the tracker stopped'));
   }
 }

@@ -56,8 +56,10 @@ function trackerList(trackers: readonly TrackerProcess[], now: number) {
 function trackerCheck(deps: AppDeps, counts: TrackerCounts) {
   const notes: string[] = [];
   const trackers = trackerList(counts.trackers, deps.clock.now());
-  const lost = trackers.filter((t) => t.state === 'lost');
-  if (lost.length > 0) notes.push(`${lost.length} tracker(s) not heard of for over ${LOST_AFTER_MS / 1000} s: ${lost.map((t) => `${t.host}:${t.pid}`).join(', ')}; their leases expire and other trackers take the work over`);
+  // A lost tracker matters while it may still hold leases: until they expire, its batches wait.
+  const now = deps.clock.now();
+  const lost = counts.trackers.filter((t) => t.stoppedAt === null && now - t.seenAt > LOST_AFTER_MS && now - t.seenAt <= deps.config.trackLeaseMs + LOST_AFTER_MS);
+  if (lost.length > 0) notes.push(`${lost.length} tracker(s) not heard of for over ${LOST_AFTER_MS / 1000} s (${lost.map((t) => `${t.host}:${t.pid}`).join(', ')}): the accounts they held wait for their leases to expire`);
   if (deps.config.xBearerToken === null && counts.xTracked) notes.push('X accounts are tracked but X_BEARER_TOKEN is not set: they are not checked');
   const status = deps.tracker?.status() ?? null;
   const platforms: Record<string, unknown> = {};
