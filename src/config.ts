@@ -24,6 +24,8 @@ export interface Config {
   readonly trackConcurrency: number;
   /** PostgreSQL connections per process (ignored on SQLite). */
   readonly databasePoolSize: number;
+  /** Where `perch worker` serves health and metrics; null: it does not listen. */
+  readonly workerPort: number | null;
   readonly tracker: boolean;
   readonly xDailyReadBudget: number;
   readonly maxImportBytes: number;
@@ -159,6 +161,8 @@ export function createConfig(env: Env, overrides: Partial<Config> = {}): Config 
     historyBucketMs: duration('HISTORY_BUCKET', '1h', 60_000),
     trackConcurrency: integer('TRACK_CONCURRENCY', 4, 1, 64),
     databasePoolSize: integer('DATABASE_POOL_SIZE', 10, 1, 1_000),
+    // A worker does not take PORT, so `perch api` and `perch worker` on one machine can share one configuration.
+    workerPort: text('WORKER_PORT') === null ? null : integer('WORKER_PORT', 0, 0, 65_535),
     tracker: flag('TRACKER', true),
     xDailyReadBudget: integer('X_DAILY_READ_BUDGET', 10_000, 0, 1_000_000_000),
     maxImportBytes: size('MAX_IMPORT_BYTES', 50 * 1_048_576),

@@ -80,8 +80,8 @@ const SHUTDOWN_DEADLINE_MS = 8_000;
 
 /**
  * `perch serve`, `perch api` and `perch worker`: listen until SIGTERM or SIGINT, then drain and
- * exit 0. A worker runs the tracker and serves only health and metrics (scale-out: any number of
- * them beside `perch api` processes, on one PostgreSQL).
+ * exit 0. A worker runs the tracker and serves only health and metrics, on WORKER_PORT if set
+ * (scale-out: any number of them beside `perch api` processes, on one PostgreSQL).
  */
 export async function runServer(config: Config, role: AppDeps['role']): Promise<void> {
   const logger = createLogger(config.logLevel);
@@ -93,7 +93,8 @@ export async function runServer(config: Config, role: AppDeps['role']): Promise<
         `  Use it in the x-api-key header. Set ADMIN_API_KEY, or create more keys with \`perch keys create\`.\n\n`,
     );
   }
-  await app.listen({ port: config.port, host: config.host });
+  if (role !== 'worker') await app.listen({ port: config.port, host: config.host });
+  else if (config.workerPort !== null) await app.listen({ port: config.workerPort, host: config.host });
   tracker?.start();
   if (role === 'worker' && tracker) logger.info({ owner: tracker.owner }, 'worker started');
   onSignals(logger, async () => {

@@ -26,7 +26,7 @@ program
 
 program
   .command('worker')
-  .description('run the tracker only, with health and metrics on PORT (for scale-out on PostgreSQL)')
+  .description('run the tracker only, with health and metrics on WORKER_PORT if set (for scale-out on PostgreSQL)')
   .action(async () => runServer(loadConfig({ tracker: true }), 'worker'));
 
 program

@@ -25,7 +25,7 @@ export async function startApi(env: Record<string, string>): Promise<ServerProce
   return startPerch('api', env);
 }
 
-/** `perch worker` (the tracker alone); `url` serves its health and metrics only. */
+/** `perch worker` (the tracker alone); `url` serves its health and metrics only (WORKER_PORT). */
 export async function startWorker(env: Record<string, string>): Promise<ServerProcess> {
   return startPerch('worker', env);
 }
@@ -33,7 +33,7 @@ export async function startWorker(env: Record<string, string>): Promise<ServerPr
 async function startPerch(command: 'serve' | 'api' | 'worker', env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', command], {
     cwd: new URL('../..', import.meta.url).pathname,
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', TRACKER: 'off', ...env },
+    env: { ...process.env, PORT: '0', WORKER_PORT: '0', LOG_LEVEL: 'info', TRACKER: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Record<string, unknown>[] = [];
