@@ -19,24 +19,41 @@ import type { Database } from '../storage/schema.ts';
 const SPREAD = 16;
 const MAX_BLOCK = 100;
 /**
- * How long requests wait for a block. On SQLite every write queues behind the one writer, so
- * while an import holds it for seconds no block can be taken; past this the requests go on
- * uncounted rather than stall (the block still lands later, and is stranded).
+ * How long requests wait for a block before the store counts as stalled (on SQLite every write
+ * queues behind the one writer, so an import holds it for seconds; on PostgreSQL a pool or a row
+ * lock held by a long transaction does the same). Well above a healthy write, even on a loaded
+ * machine: a block that comes back in time is exact across processes. Past it, requests stop
+ * waiting and the process counts on alone from the count it last saw; the block still lands, and
+ * pays for the requests let through meanwhile (see `Lease.owed`).
  */
-const COUNT_DEADLINE_MS = 100;
+export const STALL_MS = 500;
 const PRUNE_EVERY_MS = 60_000;
 const WARN_EVERY_MS = 10_000;
 const MAX_LEASES = 10_000;
 
 type Callback = (error: Error | null, result?: { current: number; ttl: number }) => void;
 
+/** A block being taken from the store; a lease has at most one, however slow the store is. */
+interface Block {
+  /** Settles when the block lands (null) or fails (the error); never rejects. */
+  settled: Promise<Error | null>;
+  /** Resolves once the block has taken STALL_MS (never, if it settles first). */
+  stalled: Promise<void>;
+  isStalled: boolean;
+}
+
 /** The counts this process holds of one bucket's window: `next` to `last`. */
 interface Lease {
   windowStart: number;
   next: number;
   last: number;
-  /** The block being taken from the store; requests arriving meanwhile wait for it. */
-  taking: Promise<void> | null;
+  /**
+   * Requests let through while a block was stalled and not yet paid for: the next block that lands
+   * takes their counts first, so the shared count holds every request let through and nothing more.
+   */
+  owed: number;
+  /** The block being taken from the store; requests arriving meanwhile wait for it, up to STALL_MS. */
+  pending: Block | null;
 }
 
 export interface RateLimitStoreDeps {
@@ -49,13 +66,13 @@ export interface RateLimitStoreDeps {
  * The store class the plugin instantiates (it passes its own options, so the dependencies are
  * closed over). A failure to count is passed to the plugin, which is registered with
  * `skipOnError`: the request is let through, not refused. The counter fails open because it only
- * fails when the store is unreachable or busy, and then the route itself answers 503 (or, for a
- * slow write, is answered from the reader as it would have been without a limit).
+ * fails when the store is unreachable or busy, and then the route itself answers 503. A stalled
+ * store is no failure: the process counts on alone until the write lands (see STALL_MS).
  */
 export function sharedRateLimitStore({ db, clock, log }: RateLimitStoreDeps): FastifyRateLimitStoreCtor {
   // Shared by the store and its per-route children (their buckets are prefixed apart).
   const leases = new Map<string, Lease>();
-  const state = { prunedAt: 0, warnedAt: 0, longestWindowMs: 0 };
+  const state = { prunedAt: 0, warnedAt: 0, stallWarnedAt: 0, longestWindowMs: 0 };
 
   const prune = (now: number) => {
     if (now - state.prunedAt < PRUNE_EVERY_MS) return;
@@ -67,16 +84,71 @@ export function sharedRateLimitStore({ db, clock, log }: RateLimitStoreDeps): Fa
     pruneRateCounters(db, now - 2 * state.longestWindowMs).catch((error: unknown) => log.warn({ err: error }, 'could not prune request counters'));
   };
 
-  const takeBlock = async (bucket: string, lease: Lease, max: number, now: number): Promise<void> => {
-    const size = Math.max(1, Math.min(MAX_BLOCK, Math.floor((max - lease.last) / SPREAD)));
-    try {
-      const last = await withDeadline(countHits(db, bucket, lease.windowStart, size), COUNT_DEADLINE_MS);
-      lease.next = last - size + 1;
+  const warn = (error: unknown) => {
+    const now = clock.now();
+    if (now - state.warnedAt < WARN_EVERY_MS) return;
+    state.warnedAt = now;
+    log.warn({ err: error }, 'request counter unavailable; requests are let through uncounted');
+  };
+
+  const warnStalled = () => {
+    const now = clock.now();
+    if (now - state.stallWarnedAt < WARN_EVERY_MS) return;
+    state.stallWarnedAt = now;
+    log.warn(`request count took over ${STALL_MS} ms; requests are counted by this process alone until it lands`);
+  };
+
+  /**
+   * Starts the lease's one block: the counts owed, then a share of what is left for the requests to
+   * come. It pays the owed counts when it lands, even late (the lease keeps its window, so the
+   * counts are this window's), and starts another block at once if they were more than it took.
+   */
+  const takeBlock = (bucket: string, lease: Lease, max: number): Block => {
+    const owed = lease.owed;
+    const seen = lease.last + owed;
+    const spare = seen >= max ? 0 : Math.max(1, Math.min(MAX_BLOCK, Math.floor((max - seen) / SPREAD)));
+    const hits = owed + spare;
+    let markStalled = () => {};
+    const stalled = new Promise<void>((resolve) => (markStalled = resolve));
+    // Declared stalled from the check phase, after the poll phase: a count whose answer came while
+    // the event loop was busy (a loaded machine, not a stalled store) lands first.
+    const timer = setTimeout(() => {
+      setImmediate(() => {
+        if (lease.pending !== block) return;
+        block.isStalled = true;
+        markStalled();
+        warnStalled();
+      });
+    }, STALL_MS);
+    const land = async (): Promise<Error | null> => {
+      let last: number;
+      try {
+        last = await countHits(db, bucket, lease.windowStart, hits);
+      } catch (error) {
+        // The owed counts stay owed: the next block asks for them again.
+        return error instanceof Error ? error : new Error(String(error));
+      } finally {
+        clearTimeout(timer);
+        lease.pending = null;
+      }
+      // This block's counts are last - hits + 1 to last: the first `owed` pay for the requests let
+      // through before it started, the spare ones for those let through since, then requests to come.
+      lease.owed -= owed;
+      const paid = Math.min(lease.owed, spare);
+      lease.owed -= paid;
+      lease.next = last - hits + 1 + owed + paid;
       lease.last = last;
-    } finally {
-      lease.taking = null;
-    }
-    prune(now);
+      if (lease.owed > 0 && leases.get(bucket) === lease) {
+        // Pays the rest now, so that other processes see those requests too.
+        const rest = takeBlock(bucket, lease, max);
+        lease.pending = rest;
+        void rest.settled.then((error) => error && warn(error));
+      }
+      prune(clock.now());
+      return null;
+    };
+    const block: Block = { settled: land(), stalled, isStalled: false };
+    return block;
   };
 
   /** The request's place in the bucket's window (over `max`: refused), and the ms until the window ends. */
@@ -88,22 +160,25 @@ export function sharedRateLimitStore({ db, clock, log }: RateLimitStoreDeps): Fa
       let lease = leases.get(bucket);
       if (lease === undefined || lease.windowStart < windowStart) {
         if (leases.size >= MAX_LEASES) leases.clear();
-        lease = { windowStart, next: 1, last: 0, taking: null };
+        lease = { windowStart, next: 1, last: 0, owed: 0, pending: null };
         leases.set(bucket, lease);
       }
       const ttl = lease.windowStart + windowMs - now;
       // Within a window the count only grows: once past the limit, refused without asking the store.
       if (lease.next <= lease.last || lease.last >= max) return { current: lease.next++, ttl };
-      lease.taking ??= takeBlock(bucket, lease, max, now);
-      await lease.taking;
+      // The requests this process let through since it last saw the count reach the limit by themselves.
+      if (lease.last + lease.owed >= max) return { current: lease.last + lease.owed + 1, ttl };
+      const block = (lease.pending ??= takeBlock(bucket, lease, max));
+      if (!block.isStalled) {
+        const error = await Promise.race([block.settled, block.stalled]);
+        if (error) throw error;
+        continue;
+      }
+      // The store is stalled: the request goes on, at the next place after the count this process
+      // last saw and the requests it let through since, and the block pays for it when it lands.
+      lease.owed += 1;
+      return { current: lease.last + lease.owed, ttl };
     }
-  };
-
-  const warn = (error: unknown) => {
-    const now = clock.now();
-    if (now - state.warnedAt < WARN_EVERY_MS) return;
-    state.warnedAt = now;
-    log.warn({ err: error }, 'request counter unavailable; requests are let through uncounted');
   };
 
   class SharedRateLimitStore implements FastifyRateLimitStore {
@@ -135,12 +210,4 @@ export function sharedRateLimitStore({ db, clock, log }: RateLimitStoreDeps): Fa
     }
   }
   return SharedRateLimitStore;
-}
-
-function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`request count took over ${ms} ms`)), ms);
-  });
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { formatApiKey } from '../../src/domain/api-key-format.ts';
-import { sharedRateLimitStore } from '../../src/http/rate-limit-store.ts';
+import { sharedRateLimitStore, STALL_MS } from '../../src/http/rate-limit-store.ts';
 import { createLogger } from '../../src/logger.ts';
 import { countHits, recordAuthFailure, windowStartOf } from '../../src/storage/api-limits-repo.ts';
 import { openStore } from '../../src/storage/store.ts';
@@ -41,23 +41,73 @@ describe('shared limits', () => {
     assert.equal(test.logs.filter((line) => line.includes('request counter unavailable')).length, 1, 'one warning per spell, not one per request');
   });
 
-  it('lets a request through rather than wait long for its count', async (t) => {
-    const test = await build(t, { rateLimitPerMinute: 3 });
+  it('lets requests through while its count is stalled, and charges them, not a block per request, once it lands', async (t) => {
+    const limit = 600;
+    const test = await build(t, { rateLimitPerMinute: limit });
     const { apiKey, id } = await test.createKey('app');
     const window = windowStartOf(test.clock.now(), 60_000);
+    const count = async () => Number((await test.deps.store.db.selectFrom('api_rate_counters').select('hits').where('bucket', '=', id).executeTakeFirst())?.hits ?? 0);
+
+    // Another process's 2 s write (an import) holds the counter (SQLite: the one writer;
+    // PostgreSQL: the row's lock) while the key sends 20 requests a second.
+    const sent: Promise<{ status: number; remaining: number; ms: number }>[] = [];
     await test.deps.store.db.transaction().execute(async (trx) => {
-      // Another process's long write holds the counter (SQLite: the one writer; PostgreSQL: the row's lock).
       await countHits(trx, id, window);
-      const started = Date.now();
-      const response = await me(test, apiKey);
-      assert.equal(response.statusCode, 200);
-      assert.ok(Date.now() - started < 1_000, `answered after ${Date.now() - started} ms`);
+      for (let i = 0; i < 40; i += 1) {
+        const started = Date.now();
+        sent.push(me(test, apiKey).then((response) => ({ status: response.statusCode, remaining: Number(response.headers['x-ratelimit-remaining']), ms: Date.now() - started })));
+        await sleep(50);
+      }
+      // The answers do not wait for the write (the cap keeps a request that does from holding the test).
+      await Promise.race([Promise.all(sent), sleep(1_500)]);
     });
+    const answers = await Promise.all(sent);
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      answers.map(() => 200),
+    );
+    const slowest = Math.max(...answers.map((answer) => answer.ms));
+    assert.ok(slowest < 2 * STALL_MS, `none waits much longer than STALL_MS: the slowest answered after ${slowest} ms`);
     assert.ok(test.logs.some((line) => line.includes('request count took over')));
-    // The late count still lands: with the other process's request, one of three is left.
-    const statuses = [];
-    for (let i = 0; i < 3; i += 1) statuses.push((await me(test, apiKey)).statusCode);
-    assert.deepEqual(statuses, [200, 429, 429]);
+
+    // The late count lands and pays for the 40 requests: the other process's request, the 40, and
+    // at most one block this process holds for the next ones; not a block per stalled request.
+    for (let i = 0; i < 100 && (await count()) < 41; i += 1) await sleep(20);
+    const counted = await count();
+    assert.ok(counted >= 41 && counted <= 41 + limit / 16, `the shared count is ${counted}`);
+    const next = await me(test, apiKey);
+    assert.equal(next.statusCode, 200, 'the key is not locked out');
+    assert.equal(next.headers['x-ratelimit-remaining'], String(limit - 42), 'its place follows the 41 requests counted before it');
+    // Meanwhile the process counted on alone from what it last saw (nothing), one place each.
+    assert.deepEqual(
+      answers.map((answer) => answer.remaining).sort((x, y) => y - x),
+      Array.from({ length: 40 }, (_, i) => limit - 1 - i),
+    );
+  });
+
+  it('refuses, while its count is stalled, the requests past the limit that it let through itself', async (t) => {
+    const test = await build(t, { rateLimitPerMinute: 5 });
+    const { apiKey, id } = await test.createKey('app');
+    const window = windowStartOf(test.clock.now(), 60_000);
+    let statuses: number[] = [];
+    await test.deps.store.db.transaction().execute(async (trx) => {
+      // Holds the counter without counting (SQLite: the one writer; PostgreSQL: the row's lock).
+      await countHits(trx, id, window, 0);
+      const started = Date.now();
+      for (let i = 0; i < 8; i += 1) statuses.push((await me(test, apiKey)).statusCode);
+      assert.ok(Date.now() - started < 3 * STALL_MS, `answered after ${Date.now() - started} ms`);
+    });
+    assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429, 429, 429]);
+    // Once the count lands, the store holds the five requests let through.
+    let counted = 0;
+    for (let i = 0; i < 100 && counted < 5; i += 1) {
+      counted = Number((await test.deps.store.db.selectFrom('api_rate_counters').select('hits').where('bucket', '=', id).executeTakeFirstOrThrow()).hits);
+      if (counted < 5) await sleep(20);
+    }
+    assert.equal(counted, 5);
+    statuses = [];
+    for (let i = 0; i < 2; i += 1) statuses.push((await me(test, apiKey)).statusCode);
+    assert.deepEqual(statuses, [429, 429]);
   });
 
   it('hands out blocks of counts to processes without letting more than the limit through', async (t) => {
@@ -93,6 +143,34 @@ describe('shared limits', () => {
     const before = writes;
     await Promise.all(Array.from({ length: 50 }, (_, i) => incr(i % 2, 'key_busy', 600)));
     assert.equal(writes, before);
+  });
+
+  it('keeps the limit exact across processes when counts are slow but the store is not stalled', async (t) => {
+    const location = await freshStoreUrl();
+    const store = await openStore(location.url);
+    t.after(async () => {
+      await store.close();
+      await location.drop();
+    });
+    const log = createLogger('silent', { pretty: false });
+    const clock = { now: () => Date.parse('2026-11-23T12:00:30Z') };
+    // Every count takes 150 ms (a loaded machine, or writes of two processes taking turns): slow,
+    // but well short of STALL_MS.
+    const inserts = new WeakSet<object>();
+    const db = store.db.withPlugin({
+      transformQuery: (args) => (args.node.kind === 'InsertQueryNode' && inserts.add(args.queryId), args.node),
+      transformResult: async (args) => (inserts.has(args.queryId) && (await sleep(150)), args.result),
+    });
+    type Counter = { incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number, max: number): void };
+    const processes = [0, 1].map(() => new (sharedRateLimitStore({ db, clock, log }))({}) as unknown as Counter);
+    const incr = (process: number) =>
+      new Promise<number>((resolve, reject) => processes[process]!.incr('key_slow', (error, result) => (error ? reject(error) : resolve(result!.current)), 60_000, 15));
+
+    // Ten rounds, each with one request to each process at the same time.
+    const places: number[] = [];
+    for (let round = 0; round < 10; round += 1) places.push(...(await Promise.all([incr(0), incr(1)])));
+    const passed = places.filter((place) => place <= 15).sort((x, y) => x - y);
+    assert.deepEqual(passed, Array.from({ length: 15 }, (_, i) => i + 1), 'each of the 15 places is handed out once, and no request goes on without one');
   });
 
   it('refuses a client whose failures other processes counted, and withholds the outcome of a failure past the limit', async (t) => {
