@@ -5,8 +5,9 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchUsername, fillCheckedAccounts, seededRandom } from './lib/accounts-fixture.ts';
-import { runLoad, type LoadResult } from './lib/load.ts';
-import { ADMIN_KEY, startBaseline, startPerch, type Server } from './lib/processes.ts';
+import { mergeRuns, runLoad, type LoadResult } from './lib/load.ts';
+import { checkSample, createAppKey } from './lib/perch-api.ts';
+import { startBaseline, startPerch, type Server } from './lib/processes.ts';
 import { figure, fmt, heading, percentile, summary, target } from './lib/report.ts';
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1_000_000);
@@ -18,46 +19,6 @@ const CONNECTIONS = 50;
 const DISTINCT_NAMES = 100_000;
 const TARGET_RATIO = 0.6;
 const TARGET_P99_MS = 5;
-
-async function createAppKey(perch: Server): Promise<string> {
-  const response = await fetch(`${perch.url}/api/admin/api-keys`, {
-    method: 'POST',
-    headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'application/json' },
-    body: JSON.stringify({ role: 'app', username: 'bench', name: 'read bench' }),
-  });
-  if (response.status !== 201) throw new Error(`creating an app key answered ${response.status}: ${await response.text()}`);
-  return ((await response.json()) as { apiKey: string }).apiKey;
-}
-
-/** Asks for `names` one by one and checks each answer is 200 with that account; returns the first body. */
-async function checkSample(perch: Server, apiKey: string, names: readonly string[]): Promise<string> {
-  let first = '';
-  for (const name of names) {
-    const response = await fetch(`${perch.url}/api/?username=${name}`, { headers: { 'x-api-key': apiKey } });
-    const body = await response.text();
-    if (response.status !== 200) throw new Error(`GET /api/?username=${name} answered ${response.status}: ${body.slice(0, 300)}`);
-    const account = JSON.parse(body) as { username?: string; metrics?: unknown };
-    if (account.username !== name || account.metrics == null) throw new Error(`GET /api/?username=${name} returned another record: ${body.slice(0, 300)}`);
-    first ||= body;
-  }
-  return first;
-}
-
-/** Results of several runs as one: requests over total time, every latency. */
-function merge(runs: readonly LoadResult[]): LoadResult {
-  const latenciesMs = new Float64Array(runs.reduce((n, r) => n + r.latenciesMs.length, 0));
-  let offset = 0;
-  for (const run of runs) {
-    latenciesMs.set(run.latenciesMs, offset);
-    offset += run.latenciesMs.length;
-  }
-  const sum = (pick: (r: LoadResult) => number) => runs.reduce((n, r) => n + pick(r), 0);
-  const statusCodes: Record<string, number> = {};
-  for (const run of runs) for (const [code, n] of Object.entries(run.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
-  const completed = sum((r) => r.completed);
-  const seconds = sum((r) => r.seconds);
-  return { requestsPerSecond: completed / seconds, completed, seconds, latenciesMs, non2xx: sum((r) => r.non2xx), errors: sum((r) => r.errors), timeouts: sum((r) => r.timeouts), statusCodes };
-}
 
 /**
  * Warms both servers up, then alternates measured runs (baseline, perch, baseline, perch…) so that
@@ -73,7 +34,7 @@ async function measurePair(baselineServer: Server, perch: Server, paths: readonl
     baselineRuns.push(await load(baselineServer, DURATION_S / ROUNDS));
     perchRuns.push(await load(perch, DURATION_S / ROUNDS));
   }
-  return { baseline: merge(baselineRuns), perch: merge(perchRuns) };
+  return { baseline: mergeRuns(baselineRuns), perch: mergeRuns(perchRuns) };
 }
 
 const dir = await mkdtemp(join(process.env.BENCH_TMPDIR ?? tmpdir(), 'perch-bench-read-'));

@@ -2,7 +2,6 @@
 // a tenth of them with a new post each round; then the same against a rate-limited X server.
 // Baseline (same run): the X client alone fetching the same 100,000 users by id, storing nothing.
 // Run: npm run bench -- tracker   (env BENCH_TRACKER_ACCOUNTS, BENCH_TMPDIR)
-import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +15,8 @@ import { openStore, type Store } from '../src/storage/store.ts';
 import { trackerSettings } from '../src/tracker/create-tracker.ts';
 import { Tracker } from '../src/tracker/tracker.ts';
 import { systemTrackerClock } from '../src/tracker/tracker-clock.ts';
-import type { FakeXCommand, FakeXStats } from './lib/fake-x-child.ts';
+import { startFakeXChild } from './lib/fake-x.ts';
+import { clientLookupRate } from './lib/x-client-baseline.ts';
 import { figure, fmt, heading, summary, target, type Verdict } from './lib/report.ts';
 
 const ACCOUNTS = Number(process.env.BENCH_TRACKER_ACCOUNTS ?? 100_000);
@@ -26,24 +26,6 @@ const LIMIT = 20;
 const WINDOW_MS = 5_000;
 const LIMITED_WINDOWS = 4;
 const TOKEN = 'bench-x-token';
-
-interface FakeChild {
-  url: string;
-  child: ChildProcess;
-  ask(command: FakeXCommand): Promise<{ type: string; stats?: FakeXStats }>;
-}
-
-async function startFake(): Promise<FakeChild> {
-  const child = fork(new URL('./lib/fake-x-child.ts', import.meta.url).pathname, { execArgv: ['--import', 'tsx'], env: { ...process.env, FAKE_X_USERS: String(ACCOUNTS) } });
-  process.on('exit', () => child.kill('SIGKILL'));
-  const url = await new Promise<string>((resolve) => child.once('message', (m: { url: string }) => resolve(m.url)));
-  const ask = (command: FakeXCommand) =>
-    new Promise<{ type: string; stats?: FakeXStats }>((resolve) => {
-      child.once('message', resolve);
-      child.send(command);
-    });
-  return { url, child, ask };
-}
 
 async function openBenchStore(dir: string, name: string): Promise<{ store: Store; config: ReturnType<typeof createConfig> }> {
   const config = createConfig({ DATABASE_URL: `file:${join(dir, `${name}.db`)}`, KEY_HASH_SECRET: 'bench-key-hash-secret-0123456789abcdefghijklmnop', X_DAILY_READ_BUDGET: '1000000000' });
@@ -68,26 +50,9 @@ async function makeAllDue(store: Store): Promise<void> {
   await store.db.updateTable('accounts').set({ next_check_at: Date.now() }).execute();
 }
 
-/** The baseline: the client alone fetching every user by id, 4 batches in flight, nothing stored. */
-async function clientOnly(url: string, ids: string[]): Promise<number> {
-  const client = createXClient({ baseUrl: url, bearerToken: TOKEN });
-  const started = performance.now();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 4 }, async () => {
-      while (next < ids.length) {
-        const batch = ids.slice(next, next + 100);
-        next += 100;
-        await client.lookupByIds(batch);
-      }
-    }),
-  );
-  return ids.length / ((performance.now() - started) / 1000);
-}
-
 const verdicts: Verdict[] = [];
 const dir = await mkdtemp(join(process.env.BENCH_TMPDIR ?? tmpdir(), 'perch-bench-tracker-'));
-const fake = await startFake();
+const fake = await startFakeXChild(ACCOUNTS);
 try {
   heading(`Unlimited local X: ${fmt.int(ACCOUNTS)} accounts, ${POSTING_SHARE * 100}% with a new post each round`);
   const { store, config } = await openBenchStore(dir, 'unlimited');
@@ -108,7 +73,7 @@ try {
     figure(`round ${round}: ${fmt.int(report.checked)} refreshed`, `${fmt.int(rate)}/s`);
   }
   const { stats } = await fake.ask({ type: 'stats' });
-  const baseline = await clientOnly(fake.url, ids);
+  const baseline = await clientLookupRate(fake.url, TOKEN, ids);
   figure('baseline: X client alone, lookups by id', `${fmt.int(baseline)}/s`, 'no storage, no timelines');
   const mean = rates.reduce((a, b) => a + b, 0) / rates.length;
   verdicts.push(target('account refreshes per second (rounds 1-3)', `${fmt.int(mean)}/s`, '≥ 5,000/s', mean >= 5_000));
@@ -137,6 +102,6 @@ try {
   await limited.store.close();
   summary(verdicts);
 } finally {
-  fake.child.kill('SIGTERM');
+  fake.stop();
   await rm(dir, { recursive: true, force: true });
 }

@@ -28,11 +28,19 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-const DAY = 86_400_000;
+export const DAY = 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** The JSON columns of an account the tracker has checked: profile, metrics and a full analysis (§4). */
-function checkedColumns(i: number, now: number) {
+export interface CheckedColumns {
+  profile: string;
+  metrics: string;
+  analysis: string;
+  followers: number;
+  change7d: number;
+}
+
+/** The JSON columns of an account the tracker has checked: profile, metrics and a full analysis (src/domain/analysis.ts, §4). */
+function checkedColumns(i: number, now: number): CheckedColumns {
   const followers = 100 + ((i * 7_919) % 250_000);
   const profile = {
     displayName: `Bench User ${i}`,
@@ -45,31 +53,36 @@ function checkedColumns(i: number, now: number) {
     createdAt: iso(now - (400 + (i % 3_000)) * DAY),
   };
   const metrics = { followers, following: 50 + (i % 900), posts: 1_000 + (i % 40_000), listed: i % 70, observedAt: iso(now - 600_000) };
-  const post = (n: number) => ({
-    id: String(1_800_000_000_000_000_000n + BigInt(i * 10 + n)),
-    text: `Post ${n} #bench`,
-    createdAt: iso(now - n * DAY),
-    likes: 10 * n + (i % 50),
-    reposts: n + (i % 7),
-    replies: n,
-    quotes: n % 2,
-  });
+  const post = (n: number) => {
+    const id = String(1_800_000_000_000_000_000n + BigInt(i * 10 + n));
+    const likes = 10 * n + (i % 50);
+    const reposts = n + (i % 7);
+    return { id, createdAt: iso(now - n * DAY), url: `https://x.com/bench/status/${id}`, text: `Post ${n} #bench`, likes, reposts, replies: n, quotes: n % 2, score: likes + 2 * reposts + n };
+  };
   const analysis = {
     followers: { change1d: i % 13, change7d: i % 97, change30d: i % 401, growthRate7d: ((i % 97) / followers) * 100 },
     activity: { postsPerDay7d: (i % 30) / 7, lastPostAt: iso(now - DAY), activeHoursUtc: Array.from({ length: 24 }, (_, h) => (i + h) % 9) },
-    engagement: { avgLikes: 12.5, avgReposts: 2.25, avgReplies: 1.75, engagementRate: 0.85 },
+    engagement: { avgLikes: 12.5, avgReposts: 2.25, avgReplies: 1.75, engagementRate: 0.85, postsConsidered: 24 },
     content: {
       topHashtags: [{ tag: 'software', count: 12 }, { tag: 'coffee', count: 7 }, { tag: 'birds', count: 3 }],
       topMentions: [{ username: 'alice', count: 4 }],
       topDomains: [{ domain: 'example.com', count: 9 }],
-      languages: [{ language: 'en', share: 0.9 }, { language: 'pt', share: 0.1 }],
-      sentiment: { mean: 0.21, positiveShare: 0.46, negativeShare: 0.12 },
+      languages: [{ lang: 'en', share: 0.9 }, { lang: 'pt', share: 0.1 }],
+      sentiment: { mean: 0.21, positiveShare: 0.46, negativeShare: 0.12, postsScored: 22 },
     },
     topPosts: [1, 2, 3, 4, 5].map(post),
     computedAt: iso(now - 600_000),
     stale: false,
   };
   return { profile: JSON.stringify(profile), metrics: JSON.stringify(metrics), analysis: JSON.stringify(analysis), followers, change7d: i % 97 };
+}
+
+/**
+ * Building the JSON costs more than inserting it, so the fills share 1,000 variants of it:
+ * account `i` gets `variants[i % 1000]`.
+ */
+export function checkedVariants(now: number): CheckedColumns[] {
+  return Array.from({ length: 1_000 }, (_, v) => checkedColumns(v + 1, now));
 }
 
 /**
@@ -95,12 +108,11 @@ export async function fillCheckedAccounts(dbPath: string, count: number): Promis
        values ('x', ?, ?, ?, 'active', '["bench"]', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const now = Date.now();
-    // Building the JSON costs more than inserting it, so rows share 1,000 variants of it.
-    const variants = Array.from({ length: 1_000 }, (_, v) => checkedColumns(v + 1, now));
+    const variants = checkedVariants(now);
     db.transaction(() => {
       for (let i = 1; i <= count; i += 1) {
         const name = benchUsername(i);
-        const c = variants[i % variants.length] as ReturnType<typeof checkedColumns>;
+        const c = variants[i % variants.length] as CheckedColumns;
         insert.run(name, name, String(10_000_000 + i), c.profile, c.metrics, c.analysis, c.followers, c.change7d, now - 30 * DAY, now - 600_000, now + 3_000_000, now - 30 * DAY, now - 600_000);
       }
     })();

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const ADMIN_KEY = 'bench-admin-key-0123456789abcdefghijklmnopqrstuv';
-const KEY_HASH_SECRET = 'bench-key-hash-secret-0123456789abcdefghijklmnop';
+export const KEY_HASH_SECRET = 'bench-key-hash-secret-0123456789abcdefghijklmnop';
 
 export interface Server {
   url: string;
@@ -78,15 +78,24 @@ function profileArgs(): string[] {
 
 /** The real app through its command line (`perch serve`), on a store at `dbPath`, tracker off, no rate limit to speak of. */
 export async function startPerch(dbPath: string, env: Record<string, string> = {}): Promise<Server> {
+  return startPerchCommand('serve', `file:${dbPath}`, env);
+}
+
+/**
+ * `perch serve`, `perch api` or `perch worker` on the store at `databaseUrl` (a worker serves its
+ * health and metrics on WORKER_PORT, which is how its readiness is seen). Tracker off, no rate
+ * limit to speak of, unless `env` says otherwise.
+ */
+export async function startPerchCommand(command: 'serve' | 'api' | 'worker', databaseUrl: string, env: Record<string, string> = {}): Promise<Server> {
   const port = await freePort();
-  const child = track(spawn(process.execPath, [...profileArgs(), '--import', 'tsx', 'src/cli/main.ts', 'serve'], {
+  const child = track(spawn(process.execPath, [...profileArgs(), '--import', 'tsx', 'src/cli/main.ts', command], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {
       ...process.env,
-      PORT: String(port),
+      [command === 'worker' ? 'WORKER_PORT' : 'PORT']: String(port),
       HOST: '127.0.0.1',
-      DATABASE_URL: `file:${dbPath}`,
+      DATABASE_URL: databaseUrl,
       ADMIN_API_KEY: ADMIN_KEY,
       KEY_HASH_SECRET,
       TRACKER: 'off',

@@ -1,0 +1,19 @@
+// The tracker benches' baseline: the X client alone fetching users by id, nothing stored.
+import { createXClient } from '../../src/platforms/x.ts';
+
+/** Users per second when the client alone looks `ids` up, 100 per request, `inFlight` requests at a time. */
+export async function clientLookupRate(url: string, bearerToken: string, ids: readonly string[], inFlight = 4): Promise<number> {
+  const client = createXClient({ baseUrl: url, bearerToken });
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < ids.length) {
+        const batch = ids.slice(next, next + 100);
+        next += 100;
+        await client.lookupByIds(batch);
+      }
+    }),
+  );
+  return ids.length / ((performance.now() - started) / 1000);
+}
