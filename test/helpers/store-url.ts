@@ -4,7 +4,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { TestContext } from 'node:test';
 import pg from 'pg';
+import { openStore, type Store } from '../../src/storage/store.ts';
 
 export const POSTGRES_URL = process.env.TEST_DATABASE_URL ?? null;
 export const dialectName = POSTGRES_URL ? 'postgres' : 'sqlite';
@@ -39,4 +41,19 @@ export async function freshStoreUrl(): Promise<TestStoreUrl> {
       await client.end();
     },
   };
+}
+
+/**
+ * `count` stores on one fresh location, as that many processes would open it (the first migrates
+ * it), closed and dropped when the test ends.
+ */
+export async function freshStores(t: TestContext, count = 1): Promise<Store[]> {
+  const location = await freshStoreUrl();
+  const stores = [await openStore(location.url)];
+  for (let i = 1; i < count; i++) stores.push(await openStore(location.url, { migrate: false }));
+  t.after(async () => {
+    await Promise.all(stores.map((store) => store.close()));
+    await location.drop();
+  });
+  return stores;
 }

@@ -9,8 +9,8 @@ import { formatApiKey } from '../../src/domain/api-key-format.ts';
 import { sharedRateLimitStore, STALL_MS } from '../../src/http/rate-limit-store.ts';
 import { createLogger } from '../../src/logger.ts';
 import { countHits, recordAuthFailure, windowStartOf } from '../../src/storage/api-limits-repo.ts';
-import { openStore } from '../../src/storage/store.ts';
-import { freshStoreUrl } from '../helpers/store-url.ts';
+import type { Store } from '../../src/storage/store.ts';
+import { freshStores } from '../helpers/store-url.ts';
 import { build, type TestApp } from '../helpers/app.ts';
 
 const me = (test: TestApp, apiKey: string) => test.app.inject({ method: 'GET', url: '/api/me', headers: { 'x-api-key': apiKey } });
@@ -111,12 +111,7 @@ describe('shared limits', () => {
   });
 
   it('hands out blocks of counts to processes without letting more than the limit through', async (t) => {
-    const location = await freshStoreUrl();
-    const store = await openStore(location.url);
-    t.after(async () => {
-      await store.close();
-      await location.drop();
-    });
+    const [store] = (await freshStores(t)) as [Store];
     const log = createLogger('silent', { pretty: false });
     const clock = { now: () => Date.parse('2026-11-23T12:00:30Z') };
     // Two processes' counters on one store; the plugin's options do not matter to them.
@@ -146,12 +141,7 @@ describe('shared limits', () => {
   });
 
   it('keeps the limit exact across processes when counts are slow but the store is not stalled', async (t) => {
-    const location = await freshStoreUrl();
-    const store = await openStore(location.url);
-    t.after(async () => {
-      await store.close();
-      await location.drop();
-    });
+    const [store] = (await freshStores(t)) as [Store];
     const log = createLogger('silent', { pretty: false });
     const clock = { now: () => Date.parse('2026-11-23T12:00:30Z') };
     // Every count takes 150 ms (a loaded machine, or writes of two processes taking turns): slow,

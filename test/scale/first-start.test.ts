@@ -2,31 +2,18 @@
 // of them creates (and prints) the first admin key. And two admins revoking the last two admin
 // keys at once cannot leave none.
 import assert from 'node:assert/strict';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import { createConfig } from '../../src/config.ts';
 import { createApiKey, revokeKey } from '../../src/services/api-keys.ts';
 import { ensureAdminKey } from '../../src/services/bootstrap-admin.ts';
 import { systemClock } from '../../src/services/clock.ts';
-import { openStore, type Store } from '../../src/storage/store.ts';
-import { dialectName, freshStoreUrl } from '../helpers/store-url.ts';
+import { dialectName, freshStores } from '../helpers/store-url.ts';
 
 const SECRET = 'test-secret-0123456789abcdefghijklmnopqrstuvwxyz';
 const skip = dialectName !== 'postgres' && 'processes racing matters on PostgreSQL (TEST_DATABASE_URL)';
 
-/** One store per simulated process, all on the same database. */
-async function processes(t: TestContext, n: number): Promise<Store[]> {
-  const location = await freshStoreUrl();
-  const stores = [await openStore(location.url)];
-  for (let i = 1; i < n; i++) stores.push(await openStore(location.url, { migrate: false }));
-  t.after(async () => {
-    await Promise.all(stores.map((s) => s.close()));
-    await location.drop();
-  });
-  return stores;
-}
-
 test('processes starting together on an empty store create one first admin key', { skip }, async (t) => {
-  const stores = await processes(t, 4);
+  const stores = await freshStores(t, 4);
   const config = createConfig({ DATABASE_URL: 'postgres://unused', KEY_HASH_SECRET: SECRET });
   const printed = await Promise.all(stores.map((store) => ensureAdminKey(store, config, SECRET, systemClock)));
   assert.equal(printed.filter((key) => key !== null).length, 1, 'one process prints a key');
@@ -35,7 +22,7 @@ test('processes starting together on an empty store create one first admin key',
 });
 
 test('two admins revoking the last two admin keys at once leave one', { skip }, async (t) => {
-  const [a, b] = await processes(t, 2);
+  const [a, b] = await freshStores(t, 2);
   const first = await createApiKey(a!.db, SECRET, systemClock, { role: 'admin', username: 'ann', actor: null });
   const second = await createApiKey(a!.db, SECRET, systemClock, { role: 'admin', username: 'bob', actor: null });
   const results = await Promise.allSettled([

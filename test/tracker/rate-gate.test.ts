@@ -3,20 +3,14 @@
 // tracker process) that names it.
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import { openStore } from '../../src/storage/store.ts';
 import { MAX_WAIT_MS, PROBE_LEASE_MS, RateGate, RESET_MARGIN_MS } from '../../src/tracker/rate-gate.ts';
-import { freshStoreUrl } from '../helpers/store-url.ts';
+import { freshStores } from '../helpers/store-url.ts';
 import { VirtualClock } from '../helpers/tracker.ts';
 
 async function gates(t: TestContext, count: number) {
-  const location = await freshStoreUrl();
-  const store = await openStore(location.url);
-  t.after(async () => {
-    await store.close();
-    await location.drop();
-  });
+  const [store] = await freshStores(t);
   const clock = new VirtualClock();
-  return { clock, gates: Array.from({ length: count }, () => new RateGate(store.db, 'x:users:abc', clock)) };
+  return { clock, gates: Array.from({ length: count }, () => new RateGate(store!.db, 'x:users:abc', clock)) };
 }
 
 test('a known window lets requests through while it has room, then waits for the reset', async (t) => {
@@ -60,13 +54,7 @@ test('gates naming the same window share it: together they never take more than 
 });
 
 test('gates on separate connections racing for one window take exactly what it has', async (t) => {
-  const location = await freshStoreUrl();
-  const stores = [await openStore(location.url)];
-  for (let i = 1; i < 4; i++) stores.push(await openStore(location.url, { migrate: false }));
-  t.after(async () => {
-    await Promise.all(stores.map((s) => s.close()));
-    await location.drop();
-  });
+  const stores = await freshStores(t, 4);
   const clock = new VirtualClock();
   const all = stores.map((s) => new RateGate(s.db, 'x:users:race', clock));
   const probe = await all[0]!.tryAcquire();
@@ -78,17 +66,12 @@ test('gates on separate connections racing for one window take exactly what it h
 });
 
 test('a store that cannot record an answer does not fail the request; the gate still lets go', async (t) => {
-  const location = await freshStoreUrl();
-  const store = await openStore(location.url);
-  t.after(async () => {
-    await store.close();
-    await location.drop();
-  });
+  const [store] = await freshStores(t);
   const errors: unknown[] = [];
-  const gate = new RateGate(store.db, 'x:users:gone', new VirtualClock(), (error) => errors.push(error));
+  const gate = new RateGate(store!.db, 'x:users:gone', new VirtualClock(), (error) => errors.push(error));
   const probe = await gate.tryAcquire();
   if (!probe) throw new Error('no probe');
-  await store.db.schema.dropTable('rate_windows').execute();
+  await store!.db.schema.dropTable('rate_windows').execute();
   await gate.settle(probe, { limit: 10, remaining: 9, resetAt: Date.now() + 60_000 });
   assert.equal(errors.length, 1, 'the failure was reported');
   assert.equal(gate.snapshot().inFlight, 0, 'and the request is no longer counted in flight');
