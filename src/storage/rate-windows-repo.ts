@@ -31,7 +31,7 @@ function toRow(row: Pick<RateWindowsTable, 'limit_count' | 'remaining'> & { rese
   return { limit: row.limit_count, remaining: row.remaining, resetAt: Number(row.reset_at), blockedUntil: Number(row.blocked_until), probeUntil: Number(row.probe_until) };
 }
 
-export async function readWindow(db: Db, key: string): Promise<WindowRow | null> {
+async function readWindow(db: Db, key: string): Promise<WindowRow | null> {
   const row = await db.selectFrom('rate_windows').select(COLUMNS).where('window_key', '=', key).executeTakeFirst();
   return row ? toRow(row) : null;
 }

@@ -9,7 +9,7 @@ import type { Clock } from '../services/clock.ts';
 import type { Store } from '../storage/store.ts';
 import { markStopped, pruneTrackers, writeBeat } from '../storage/tracker-processes-repo.ts';
 
-export const HEARTBEAT_MS = 5_000;
+const HEARTBEAT_MS = 5_000;
 /** A tracker not heard of for this long is reported as lost (it died, or cannot reach the store). */
 export const LOST_AFTER_MS = 3 * HEARTBEAT_MS;
 /** Rows of trackers gone for this long are deleted. */
