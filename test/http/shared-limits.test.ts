@@ -9,6 +9,8 @@ import { formatApiKey } from '../../src/domain/api-key-format.ts';
 import { sharedRateLimitStore, STALL_MS } from '../../src/http/rate-limit-store.ts';
 import { createLogger } from '../../src/logger.ts';
 import { countHits, recordAuthFailure, windowStartOf } from '../../src/storage/api-limits-repo.ts';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../src/storage/schema.ts';
 import type { Store } from '../../src/storage/store.ts';
 import { freshStores } from '../helpers/store-url.ts';
 import { build, type TestApp } from '../helpers/app.ts';
@@ -17,6 +19,18 @@ const me = (test: TestApp, apiKey: string) => test.app.inject({ method: 'GET', u
 const badKey = () => formatApiKey(randomBytes(32));
 /** The client address of injected requests. */
 const CLIENT = '127.0.0.1';
+
+/** The plugin calls incr with the window and the limit too (its typings leave them out). */
+type Counter = { incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number, max: number): void };
+
+/** Two processes' counters on one store, at a fixed moment; `incr(process, key, max)` counts one request. */
+function twoProcesses(db: Kysely<Database>) {
+  const log = createLogger('silent', { pretty: false });
+  const clock = { now: () => Date.parse('2026-11-23T12:00:30Z') };
+  const processes = [0, 1].map(() => new (sharedRateLimitStore({ db, clock, log }))({}) as unknown as Counter);
+  return (process: number, key: string, max: number) =>
+    new Promise<{ current: number; ttl: number }>((resolve, reject) => processes[process]!.incr(key, (error, result) => (error ? reject(error) : resolve(result!)), 60_000, max));
+}
 
 describe('shared limits', () => {
   it('counts requests another process made with the same key', async (t) => {
@@ -112,19 +126,12 @@ describe('shared limits', () => {
 
   it('hands out blocks of counts to processes without letting more than the limit through', async (t) => {
     const [store] = (await freshStores(t)) as [Store];
-    const log = createLogger('silent', { pretty: false });
-    const clock = { now: () => Date.parse('2026-11-23T12:00:30Z') };
-    // Two processes' counters on one store; the plugin's options do not matter to them.
     let writes = 0;
     const db = store.db.withPlugin({
       transformQuery: (args) => ((writes += args.node.kind === 'InsertQueryNode' ? 1 : 0), args.node),
       transformResult: async (args) => args.result,
     });
-    // The plugin calls incr with the window and the limit too (its typings leave them out).
-    type Counter = { incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number, max: number): void };
-    const processes = [0, 1].map(() => new (sharedRateLimitStore({ db, clock, log }))({}) as unknown as Counter);
-    const incr = (process: number, key: string, max: number) =>
-      new Promise<{ current: number; ttl: number }>((resolve, reject) => processes[process]!.incr(key, (error, result) => (error ? reject(error) : resolve(result!)), 60_000, max));
+    const incr = twoProcesses(db);
 
     // Bursts of concurrent requests of one key, spread unevenly over both processes.
     const results = [];
@@ -142,8 +149,6 @@ describe('shared limits', () => {
 
   it('keeps the limit exact across processes when counts are slow but the store is not stalled', async (t) => {
     const [store] = (await freshStores(t)) as [Store];
-    const log = createLogger('silent', { pretty: false });
-    const clock = { now: () => Date.parse('2026-11-23T12:00:30Z') };
     // Every count takes 150 ms (a loaded machine, or writes of two processes taking turns): slow,
     // but well short of STALL_MS.
     const inserts = new WeakSet<object>();
@@ -151,10 +156,8 @@ describe('shared limits', () => {
       transformQuery: (args) => (args.node.kind === 'InsertQueryNode' && inserts.add(args.queryId), args.node),
       transformResult: async (args) => (inserts.has(args.queryId) && (await sleep(150)), args.result),
     });
-    type Counter = { incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number, max: number): void };
-    const processes = [0, 1].map(() => new (sharedRateLimitStore({ db, clock, log }))({}) as unknown as Counter);
-    const incr = (process: number) =>
-      new Promise<number>((resolve, reject) => processes[process]!.incr('key_slow', (error, result) => (error ? reject(error) : resolve(result!.current)), 60_000, 15));
+    const counters = twoProcesses(db);
+    const incr = async (process: number) => (await counters(process, 'key_slow', 15)).current;
 
     // Ten rounds, each with one request to each process at the same time.
     const places: number[] = [];
