@@ -3,18 +3,18 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { PerchError } from '../domain/errors.ts';
+import { PerchError, type ErrorCode } from '../domain/errors.ts';
 import { problemOf, sendProblem, statusOf } from './errors.ts';
 
 // Errors Fastify meets before a route runs (its `frameworkErrors`); anything else there is ours.
-const FRAMEWORK_ERRORS: Record<string, [string, string]> = {
+const FRAMEWORK_ERRORS: Record<string, [ErrorCode, string]> = {
   FST_ERR_BAD_URL: ['bad_request', 'The URL is not valid.'],
   FST_ERR_MAX_PARAM_LENGTH: ['bad_request', 'A path segment is too long.'],
 };
 
 /** Fastify's routing errors (a URL that does not decode), as problem documents instead of its own JSON. */
 export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const [code, detail] = FRAMEWORK_ERRORS[error.code] ?? ['internal', 'Something went wrong on our side. Quote the requestId if you report it.'];
+  const [code, detail]: [ErrorCode, string] = FRAMEWORK_ERRORS[error.code] ?? ['internal', 'Something went wrong on our side. Quote the requestId if you report it.'];
   if (statusOf(code) >= 500) request.log.error({ err: error }, 'request failed');
   else request.log.info({ code }, 'request refused');
   void sendProblem(reply, new PerchError(code, detail));

@@ -1,10 +1,10 @@
 // The only place that knows HTTP status codes: maps error codes to RFC 9457 problem documents.
 // https://www.rfc-editor.org/rfc/rfc9457
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { PerchError, type FieldProblem } from '../domain/errors.ts';
-import type { DialectCapabilities } from '../storage/dialects/capabilities.ts';
+import { PerchError, type ErrorCode, type FieldProblem } from '../domain/errors.ts';
 
-const STATUS_BY_CODE: Record<string, number> = {
+/** Every code has a status: a code added to ERROR_CODES without one here does not compile. */
+const STATUS_BY_CODE: Record<ErrorCode, number> = {
   bad_request: 400,
   validation_failed: 400,
   invalid_json: 400,
@@ -60,8 +60,8 @@ const TITLES: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
-export function statusOf(code: string): number {
-  return STATUS_BY_CODE[code] ?? 500;
+export function statusOf(code: ErrorCode): number {
+  return STATUS_BY_CODE[code];
 }
 
 export interface Problem {
@@ -69,7 +69,7 @@ export interface Problem {
   title: string;
   status: number;
   detail: string;
-  code: string;
+  code: ErrorCode;
   requestId: string;
   errors?: readonly FieldProblem[];
   [extension: string]: unknown;
@@ -108,7 +108,7 @@ export function sendProblem(reply: FastifyReply, error: PerchError, headers: Rec
 }
 
 // Fastify's own errors, by their code, as ours. Their messages are never shown (they may name internals).
-const FASTIFY_ERRORS: Record<string, [string, string]> = {
+const FASTIFY_ERRORS: Record<string, [ErrorCode, string]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: ['body_too_large', 'The request body is larger than this route accepts.'],
   FST_REQ_FILE_TOO_LARGE: ['import_too_large', 'The uploaded file is larger than MAX_IMPORT_BYTES.'],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', 'This route does not accept that Content-Type.'],
@@ -124,8 +124,11 @@ const FASTIFY_ERRORS: Record<string, [string, string]> = {
   FST_ERR_VALIDATION: ['validation_failed', 'The request does not match the schema.'],
 };
 
-/** What the store's dialect knows about its own errors. */
-export type StoreErrors = Pick<DialectCapabilities, 'isUnavailable' | 'isInvalidValue'>;
+/** What the store's dialect knows about its own errors (its capabilities object fits this). */
+export interface StoreErrors {
+  isUnavailable(error: unknown): boolean;
+  isInvalidValue(error: unknown): boolean;
+}
 
 /** Turns anything thrown into a PerchError, hiding internals; `store` recognises outages and refused values. */
 export function toPerchError(error: unknown, store: StoreErrors): PerchError {

@@ -1,10 +1,11 @@
 // The audit log of admin actions; always written inside the transaction of the action itself.
 import type { Kysely } from 'kysely';
+import type { AuditAction } from '../domain/audit-actions.ts';
 import type { Database } from './schema.ts';
 
 export interface AuditEntry {
   actor: string | null;
-  action: string;
+  action: AuditAction;
   target: string | null;
   detail?: Record<string, unknown>;
   at: number;
