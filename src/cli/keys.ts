@@ -1,7 +1,7 @@
 // `perch keys create|list|revoke`: manage API keys directly in the configured store (no server needed).
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { ROLES, type Role } from '../domain/roles.ts';
-import { createApiKey, revokeKey } from '../services/api-keys.ts';
+import { issueApiKey, revokeKey } from '../services/api-keys.ts';
 import { systemClock } from '../services/clock.ts';
 import { findApiKey, listApiKeys, type ApiKey } from '../storage/api-keys-repo.ts';
 import { keySecretOf, withStore } from './context.ts';
@@ -40,8 +40,8 @@ interface CreateOptions {
 }
 
 async function createKey(options: CreateOptions): Promise<void> {
-  const created = await withStore(({ config, store }) =>
-    createApiKey(store.db, keySecretOf(config), systemClock, {
+  const { body: created } = await withStore(({ config, store }) =>
+    issueApiKey(store, keySecretOf(config), systemClock, {
       role: options.role,
       username: options.username,
       name: options.name ?? null,

@@ -1,15 +1,16 @@
-// API keys as a use case: create (plaintext returned once), revoke, and authenticate a presented key.
+// API keys as a use case: create (plaintext returned once), list, revoke, and authenticate a presented key.
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { apiKeyStart, formatApiKey, hashApiKey, hashesEqual, isWellFormedApiKey } from '../domain/api-key-format.ts';
 import { PerchError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Role } from '../domain/roles.ts';
-import { countActiveAdminKeys, findApiKeyByHash, insertApiKey, revokeApiKey, touchApiKey, type ApiKey } from '../storage/api-keys-repo.ts';
+import { countActiveAdminKeys, findApiKeyByHash, insertApiKey, listApiKeys, revokeApiKey, touchApiKey, type ApiKey } from '../storage/api-keys-repo.ts';
 import { writeAudit } from '../storage/audit-repo.ts';
 import type { Database } from '../storage/schema.ts';
 import type { Store } from '../storage/store.ts';
 import type { Clock } from './clock.ts';
+import { inTransactionOnce, type Executor, type Once, type Outcome } from './idempotency.ts';
 
 /** Who is calling: a stored key, or the bootstrap key from ADMIN_API_KEY. */
 export interface Principal {
@@ -26,33 +27,42 @@ export interface CreatedApiKey extends ApiKey {
   apiKey: string;
 }
 
-export async function createApiKey(
-  db: Kysely<Database>,
-  secret: string,
-  clock: Clock,
-  input: { role: Role; username: string; name?: string | null; expiresAt?: number | null; actor: string | null },
-): Promise<CreatedApiKey> {
+export interface NewKeyInput {
+  role: Role;
+  username: string;
+  name?: string | null;
+  expiresAt?: number | null;
+  actor: string | null;
+}
+
+/** Writes a key and its audit row with `trx`; call it inside a transaction, so both commit together. */
+export async function createApiKey(trx: Executor, secret: string, clock: Clock, input: NewKeyInput): Promise<CreatedApiKey> {
   const now = clock.now();
   if (input.expiresAt != null && input.expiresAt <= now) throw new PerchError('expiry_in_past', 'expiresAt must be in the future.');
   const plaintext = formatApiKey(randomBytes(32));
-  const write = async (trx: Kysely<Database>) => {
-    const key = await insertApiKey(trx, {
-      id: newId('key'),
-      keyHash: hashApiKey(plaintext, secret),
-      start: apiKeyStart(plaintext),
-      role: input.role,
-      username: input.username,
-      name: input.name ?? null,
-      createdBy: input.actor,
-      expiresAt: input.expiresAt ?? null,
-      now,
-    });
-    await writeAudit(trx, { actor: input.actor, action: 'api_key.create', target: key.id, detail: { role: key.role, username: key.username }, at: now });
-    return key;
-  };
-  // The key and its audit row commit together: inside the caller's transaction, or in one of ours.
-  const stored = db.isTransaction ? await write(db) : await db.transaction().execute(write);
-  return { ...stored, apiKey: plaintext };
+  const key = await insertApiKey(trx, {
+    id: newId('key'),
+    keyHash: hashApiKey(plaintext, secret),
+    start: apiKeyStart(plaintext),
+    role: input.role,
+    username: input.username,
+    name: input.name ?? null,
+    createdBy: input.actor,
+    expiresAt: input.expiresAt ?? null,
+    now,
+  });
+  await writeAudit(trx, { actor: input.actor, action: 'api_key.create', target: key.id, detail: { role: key.role, username: key.username }, at: now });
+  return { ...key, apiKey: plaintext };
+}
+
+/** Creating a key as a use case: opens the transaction (stored for replay under `once`, if given). */
+export async function issueApiKey(store: Store, secret: string, clock: Clock, input: NewKeyInput, once: Once | null = null): Promise<Outcome<CreatedApiKey>> {
+  return inTransactionOnce({ store, clock }, once, 201, (trx) => createApiKey(trx, secret, clock, input));
+}
+
+/** A page of keys by id, without their secrets. */
+export async function listKeys(store: Store, options: { includeRevoked: boolean; limit: number; after?: string }): Promise<ApiKey[]> {
+  return listApiKeys(store.reader, options);
 }
 
 /**

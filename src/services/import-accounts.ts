@@ -1,14 +1,14 @@
-// Importing usernames as a use case: read the CSV into a plan, then commit it in one transaction.
-// The HTTP route and the `perch import` command both go through here.
-import type { Kysely } from 'kysely';
+// Importing usernames as a use case: read the CSV into a plan, then commit it in one transaction,
+// which this file opens. The HTTP route and the `perch import` command both go through here.
 import { parseUsernameCsv, type CsvImportPlan, type Rejection } from '../domain/csv-import.ts';
 import { PerchError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Platform } from '../domain/platforms.ts';
+import { writeAudit } from '../storage/audit-repo.ts';
 import { writeImport, type ImportCounts } from '../storage/imports-repo.ts';
-import type { Database } from '../storage/schema.ts';
 import type { Store } from '../storage/store.ts';
 import type { Clock } from './clock.ts';
+import { inTransactionOnce, type Once, type Outcome } from './idempotency.ts';
 
 export interface ImportReport extends ImportCounts {
   success: true;
@@ -53,40 +53,52 @@ export interface CommitOptions {
   source: string;
   clock: Clock;
   onProgress?: (written: number, total: number) => void;
-  /** Extra writes that must commit or fail with the import (an idempotency record). */
-  alsoInTransaction?: (trx: Kysely<Database>, report: ImportReport) => Promise<void>;
 }
 
+/** Commits the plan in one transaction, all or nothing. */
 export async function commitImport(store: Store, plan: CsvImportPlan, options: CommitOptions): Promise<ImportReport> {
-  const importId = newId('imp');
-  const startedAt = options.clock.now();
-  let report: ImportReport | undefined;
-  await writeImport(store.db, store.caps, plan.rows, {
-    id: importId,
-    actor: options.actor,
-    source: options.source,
-    received: plan.received,
-    duplicates: plan.duplicates,
-    rejectedCount: plan.rejectedCount,
-    startedAt,
-    now: () => options.clock.now(),
-    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    afterWrite: async (trx, counts) => {
-      report = {
-        success: true,
-        importId,
-        received: plan.received,
-        accepted: plan.rows.length,
-        ...counts,
-        duplicates: plan.duplicates,
-        rejected: plan.rejected,
-        rejectedCount: plan.rejectedCount,
-        rejectedTruncated: plan.rejectedTruncated,
-        warnings: plan.warnings,
-      };
-      await options.alsoInTransaction?.(trx, report);
-    },
+  return (await commitImportOnce(store, plan, options, null)).body;
+}
+
+/**
+ * The import transaction: opened here (through the idempotency helper, which stores the answer in
+ * it when the request carried an Idempotency-Key). Every write that must commit with the import
+ * goes in this function.
+ */
+export async function commitImportOnce(store: Store, plan: CsvImportPlan, options: CommitOptions, once: Once | null): Promise<Outcome<ImportReport>> {
+  const { clock } = options;
+  return inTransactionOnce({ store, clock }, once, 200, async (trx) => {
+    // Imports take turns: two inserting overlapping names in different orders would deadlock.
+    await store.caps.serialize(trx, 'imports');
+    const importId = newId('imp');
+    const startedAt = clock.now();
+    const counts = await writeImport(trx, store.caps, plan.rows, {
+      id: importId,
+      actor: options.actor,
+      source: options.source,
+      received: plan.received,
+      duplicates: plan.duplicates,
+      rejectedCount: plan.rejectedCount,
+      startedAt,
+      now: () => clock.now(),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+    await writeAudit(trx, { actor: options.actor, action: 'accounts.import', target: importId, detail: { ...counts, accepted: plan.rows.length }, at: startedAt });
+    return reportOf(importId, plan, counts);
   });
-  if (report === undefined) throw new PerchError('internal', 'import finished without a report');
-  return report;
+}
+
+function reportOf(importId: string, plan: CsvImportPlan, counts: ImportCounts): ImportReport {
+  return {
+    success: true,
+    importId,
+    received: plan.received,
+    accepted: plan.rows.length,
+    ...counts,
+    duplicates: plan.duplicates,
+    rejected: plan.rejected,
+    rejectedCount: plan.rejectedCount,
+    rejectedTruncated: plan.rejectedTruncated,
+    warnings: plan.warnings,
+  };
 }

@@ -1,10 +1,10 @@
-// Writes an import's accounts in one transaction and keeps the record of every import.
-// Rows go in chunks, and the event loop gets a turn between chunks, so a million-row import
-// never stops the server from answering (SQLite reads use their own connection meanwhile).
+// Writes an import's accounts and keeps the record of every import, inside the transaction the
+// import use case opened (services/import-accounts.ts). Rows go in chunks, and the event loop gets
+// a turn between chunks, so a million-row import never stops the server from answering (SQLite
+// reads use their own connection meanwhile).
 import { sql, type Kysely } from 'kysely';
 import type { ImportRow } from '../domain/csv-import.ts';
 import type { Platform } from '../domain/platforms.ts';
-import { writeAudit } from './audit-repo.ts';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
 import type { Database } from './schema.ts';
 
@@ -39,52 +39,48 @@ export interface ImportMeta {
   startedAt: number;
   now: () => number;
   onProgress?: (written: number, total: number) => void;
-  /** Runs last inside the transaction, with the counts, for writes that must commit with the import. */
-  afterWrite?: (trx: Db, counts: ImportCounts) => Promise<void>;
 }
 
 const COLUMNS_PER_ROW = 9;
 
-/** Inserts new accounts, reactivates untracked ones, counts the rest; all or nothing. */
-export async function writeImport(db: Db, caps: DialectCapabilities, rows: readonly ImportRow[], meta: ImportMeta): Promise<ImportCounts> {
+/**
+ * Inserts new accounts, reactivates untracked ones, counts the rest, and records the import. Call
+ * it inside a transaction: all or nothing is the caller's to guarantee.
+ */
+export async function writeImport(trx: Db, caps: DialectCapabilities, rows: readonly ImportRow[], meta: ImportMeta): Promise<ImportCounts> {
   const chunkSize = Math.min(1_000, Math.floor(caps.maxParameters / COLUMNS_PER_ROW));
-  return db.transaction().execute(async (trx) => {
-    await caps.serialize(trx, 'imports');
-    const counts: ImportCounts = { inserted: 0, reactivated: 0, alreadyTracked: 0 };
-    const now = meta.now();
-    for (let start = 0; start < rows.length; start += chunkSize) {
-      const chunk = rows.slice(start, start + chunkSize);
-      const inserted = await insertNew(trx, chunk, now);
-      counts.inserted += inserted.size;
-      const existing = chunk.filter((row) => !inserted.has(`${row.platform}:${row.key}`));
-      const reactivated = existing.length === 0 ? 0 : await reactivate(trx, existing, now);
-      counts.reactivated += reactivated;
-      counts.alreadyTracked += existing.length - reactivated;
-      await addTags(trx, existing, now);
-      meta.onProgress?.(start + chunk.length, rows.length);
-      await yieldToEventLoop();
-    }
-    await trx
-      .insertInto('imports')
-      .values({
-        id: meta.id,
-        created_at: meta.startedAt,
-        created_by: meta.actor,
-        source: meta.source,
-        received: meta.received,
-        accepted: rows.length,
-        inserted: counts.inserted,
-        reactivated: counts.reactivated,
-        already_tracked: counts.alreadyTracked,
-        duplicates: meta.duplicates,
-        rejected_count: meta.rejectedCount,
-        duration_ms: meta.now() - meta.startedAt,
-      })
-      .execute();
-    await writeAudit(trx, { actor: meta.actor, action: 'accounts.import', target: meta.id, detail: { ...counts, accepted: rows.length }, at: now });
-    await meta.afterWrite?.(trx, counts);
-    return counts;
-  });
+  const counts: ImportCounts = { inserted: 0, reactivated: 0, alreadyTracked: 0 };
+  const now = meta.now();
+  for (let start = 0; start < rows.length; start += chunkSize) {
+    const chunk = rows.slice(start, start + chunkSize);
+    const inserted = await insertNew(trx, chunk, now);
+    counts.inserted += inserted.size;
+    const existing = chunk.filter((row) => !inserted.has(`${row.platform}:${row.key}`));
+    const reactivated = existing.length === 0 ? 0 : await reactivate(trx, existing, now);
+    counts.reactivated += reactivated;
+    counts.alreadyTracked += existing.length - reactivated;
+    await addTags(trx, existing, now);
+    meta.onProgress?.(start + chunk.length, rows.length);
+    await yieldToEventLoop();
+  }
+  await trx
+    .insertInto('imports')
+    .values({
+      id: meta.id,
+      created_at: meta.startedAt,
+      created_by: meta.actor,
+      source: meta.source,
+      received: meta.received,
+      accepted: rows.length,
+      inserted: counts.inserted,
+      reactivated: counts.reactivated,
+      already_tracked: counts.alreadyTracked,
+      duplicates: meta.duplicates,
+      rejected_count: meta.rejectedCount,
+      duration_ms: meta.now() - meta.startedAt,
+    })
+    .execute();
+  return counts;
 }
 
 async function insertNew(trx: Db, chunk: readonly ImportRow[], now: number): Promise<Set<string>> {

@@ -2,16 +2,22 @@
 // TEST_DATABASE_URL is set (CI runs both). Same tests, same expectations, either dialect.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { Kysely } from 'kysely';
 import type { ImportRow } from '../../src/domain/csv-import.ts';
 import { findAccount, listAccounts, updateAccount, untrackAccount } from '../../src/storage/accounts-repo.ts';
 import { authFailures, countHits, pruneAuthFailures, pruneRateCounters, recordAuthFailure, windowStartOf } from '../../src/storage/api-limits-repo.ts';
 import { countActiveAdminKeys, findApiKeyByHash, insertApiKey, revokeApiKey } from '../../src/storage/api-keys-repo.ts';
+import type { DialectCapabilities } from '../../src/storage/dialects/capabilities.ts';
 import { openSqlite, sqliteCapabilities } from '../../src/storage/dialects/sqlite.ts';
-import { listImports, writeImport } from '../../src/storage/imports-repo.ts';
+import { listImports, writeImport as writeInTransaction, type ImportMeta } from '../../src/storage/imports-repo.ts';
+import type { Database } from '../../src/storage/schema.ts';
 import { openStore, type Store } from '../../src/storage/store.ts';
 import { dialectName, freshStoreUrl, type TestStoreUrl } from '../helpers/store-url.ts';
 
 const row = (name: string, extra: Partial<ImportRow> = {}): ImportRow => ({ line: 1, platform: 'x', username: name, key: name.toLowerCase(), tags: [], note: null, ...extra });
+/** writeImport runs inside its caller's transaction; here the test is the caller. */
+const writeImport = (db: Kysely<Database>, caps: DialectCapabilities, rows: readonly ImportRow[], meta: ImportMeta) =>
+  db.transaction().execute((trx) => writeInTransaction(trx, caps, rows, meta));
 const meta = (id: string, now = 1_000) => ({ id, actor: 'key_test', source: 'test', received: 0, duplicates: 0, rejectedCount: 0, startedAt: now, now: () => now });
 
 describe(`repositories on ${dialectName}`, () => {

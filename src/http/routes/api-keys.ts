@@ -4,11 +4,10 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { PerchError } from '../../domain/errors.ts';
 import { ROLES } from '../../domain/roles.ts';
-import { createApiKey, revokeKey } from '../../services/api-keys.ts';
-import { listApiKeys } from '../../storage/api-keys-repo.ts';
+import { issueApiKey, listKeys, revokeKey } from '../../services/api-keys.ts';
 import { actorOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
-import { hashRequest, idempotent } from '../idempotency.ts';
+import { hashRequest, onceOf } from '../idempotency.ts';
 import { literals, problems } from '../schemas.ts';
 
 // One line of text, not blank, without control characters.
@@ -62,33 +61,22 @@ export default async function apiKeyRoutes(root: FastifyInstance, deps: AppDeps)
       if (expiresAt !== null && !Number.isFinite(expiresAt)) {
         throw new PerchError('validation_failed', 'expiresAt is not a date this server can read; use e.g. 2030-01-31T00:00:00Z.', { errors: [{ field: 'body/expiresAt', message: 'is not a readable date' }] });
       }
-      const result = await idempotent(deps, request, hashRequest(JSON.stringify(body)), async (remember) => {
-        let response: unknown;
-        await deps.store.db.transaction().execute(async (trx) => {
-          const created = await createApiKey(trx, deps.keyHashSecret, deps.clock, {
-            role: body.role,
-            username: body.username,
-            name: body.name ?? null,
-            expiresAt,
-            actor: actorOf(request),
-          });
-          response = {
-            success: true,
-            apiKey: created.apiKey,
-            id: created.id,
-            role: created.role,
-            username: created.username,
-            name: created.name,
-            start: created.start,
-            createdAt: created.createdAt,
-            expiresAt: created.expiresAt,
-          };
-          await remember(trx, 201, response);
-        });
-        return { statusCode: 201, body: response };
-      });
+      const once = onceOf(request, hashRequest(JSON.stringify(body)), deps.sealKey);
+      const input = { role: body.role, username: body.username, name: body.name ?? null, expiresAt, actor: actorOf(request) };
+      const result = await issueApiKey(deps.store, deps.keyHashSecret, deps.clock, input, once);
+      const created = result.body;
       if (result.replayed) reply.header('idempotent-replayed', 'true');
-      return reply.code(201).send(result.body as never);
+      return reply.code(201).send({
+        success: true as const,
+        apiKey: created.apiKey,
+        id: created.id,
+        role: created.role,
+        username: created.username,
+        name: created.name,
+        start: created.start,
+        createdAt: created.createdAt,
+        expiresAt: created.expiresAt,
+      });
     },
   });
 
@@ -116,7 +104,7 @@ export default async function apiKeyRoutes(root: FastifyInstance, deps: AppDeps)
     },
     handler: async (request) => {
       const limit = request.query.limit ?? 100;
-      const keys = await listApiKeys(deps.store.reader, {
+      const keys = await listKeys(deps.store, {
         includeRevoked: request.query.includeRevoked ?? false,
         limit,
         ...(request.query.cursor ? { after: request.query.cursor } : {}),

@@ -5,10 +5,10 @@ import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PerchError } from '../../domain/errors.ts';
-import { commitImport, planImport, type ImportReport } from '../../services/import-accounts.ts';
+import { commitImportOnce, planImport } from '../../services/import-accounts.ts';
 import { actorOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
-import { idempotent } from '../idempotency.ts';
+import { onceOf } from '../idempotency.ts';
 import { problems } from '../schemas.ts';
 import { decodeDataUrl } from './data-url.ts';
 
@@ -137,16 +137,8 @@ export default async function insertRoutes(app: FastifyInstance, deps: AppDeps) 
         logged = written;
         request.log.info({ written, total }, 'import progress');
       };
-      const result = await idempotent(deps, request, hash.digest('hex'), async (remember) => {
-        const report: ImportReport = await commitImport(deps.store, plan, {
-          actor: actorOf(request),
-          source: form,
-          clock: deps.clock,
-          onProgress,
-          alsoInTransaction: (trx, done) => remember(trx, 200, done),
-        });
-        return { statusCode: 200, body: report };
-      });
+      const once = onceOf(request, hash.digest('hex'), deps.sealKey);
+      const result = await commitImportOnce(deps.store, plan, { actor: actorOf(request), source: form, clock: deps.clock, onProgress }, once);
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       // New accounts are due at once: wake the tracker in this process (others poll).
       if (result.body.inserted + result.body.reactivated > 0) deps.tracker?.notify();
