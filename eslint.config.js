@@ -23,4 +23,22 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: ['node:fs*', 'node:net', 'node:http', 'fastify*', 'kysely', 'pg', 'better-sqlite3', '../storage/*', '../http/*'] }],
     },
   },
+  {
+    // One way down: the API and the dashboard call services/, and only services/ call storage/.
+    // The tracker runs beside them and reports through domain/tracker-status.ts.
+    files: ['src/http/**/*.ts', 'src/ui/**/*.ts'],
+    // Moving to the shared limits module, which is a service of its own.
+    ignores: ['src/http/rate-limit-store.ts', 'src/http/auth-throttle.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/storage/*', '**/storage/**'], message: 'http/ and ui/ reach the store through services/ only.' },
+            { group: ['**/tracker/*', '**/tracker/**'], message: 'http/ and ui/ see the tracker through domain/tracker-status.ts only.' },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -2,16 +2,10 @@
 import type { Config } from '../config.ts';
 import type { KeyAuthenticator } from '../services/api-keys.ts';
 import type { Clock } from '../services/clock.ts';
-import type { Store } from '../storage/store.ts';
+import type { Store } from '../services/context.ts';
 import type { Registry } from 'prom-client';
-import type { TrackerStatus } from '../tracker/tracker.ts';
+import type { TrackerView } from '../domain/tracker-status.ts';
 import type { FailureThrottle } from './auth-throttle.ts';
-
-/** What the API needs of a tracker in the same process: wake it, and read its state for health. */
-export interface TrackerView {
-  notify(): void;
-  status(): TrackerStatus;
-}
 
 export interface AppDeps {
   config: Config;

@@ -5,7 +5,7 @@ import { PerchError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Platform } from '../domain/platforms.ts';
 import { writeAudit } from '../storage/audit-repo.ts';
-import { writeImport, type ImportCounts } from '../storage/imports-repo.ts';
+import { listImports, writeImport, type ImportCounts, type ImportRecord } from '../storage/imports-repo.ts';
 import type { Store } from '../storage/store.ts';
 import type { Clock } from './clock.ts';
 import { inTransactionOnce, type Once, type Outcome } from './idempotency.ts';
@@ -101,4 +101,9 @@ function reportOf(importId: string, plan: CsvImportPlan, counts: ImportCounts): 
     rejectedTruncated: plan.rejectedTruncated,
     warnings: plan.warnings,
   };
+}
+
+/** Past imports, newest first; `before` is the [createdAt, id] position of the previous page's last. */
+export async function listImportPage(store: Store, limit: number, before?: readonly [number, string]): Promise<ImportRecord[]> {
+  return listImports(store.reader, { limit, ...(before ? { before } : {}) });
 }

@@ -26,6 +26,18 @@ export async function findAccount(db: Db, ref: AccountRef): Promise<Account | nu
   return row === undefined ? null : toAccount(row);
 }
 
+/** The row id of a tracked account (untracked ones are hidden, as everywhere in the API), or null. */
+export async function findAccountRowId(db: Db, ref: AccountRef): Promise<number | null> {
+  const row = await db
+    .selectFrom('accounts')
+    .select('id')
+    .where('platform', '=', ref.platform)
+    .where('username_key', '=', ref.key)
+    .where('untracked_at', 'is', null)
+    .executeTakeFirst();
+  return row === undefined ? null : row.id;
+}
+
 /** Several accounts in one query; the result follows the order of `refs`, absent ones omitted. */
 export async function findAccounts(db: Db, refs: readonly AccountRef[]): Promise<Map<string, Account>> {
   const found = new Map<string, Account>();

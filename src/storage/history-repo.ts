@@ -1,7 +1,6 @@
 // Metric snapshots: one row per account per time bucket (a later check in the bucket replaces it),
 // which bounds history growth whatever the check interval.
 import type { Kysely } from 'kysely';
-import type { AccountRef } from './accounts-repo.ts';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
 import type { Database, MetricSnapshotsTable } from './schema.ts';
 
@@ -27,18 +26,6 @@ export async function upsertSnapshots(db: Db, caps: DialectCapabilities, snapsho
       )
       .execute();
   }
-}
-
-/** The row id of a tracked account (untracked ones are hidden, as everywhere in the API), or null. */
-export async function findAccountRowId(db: Db, ref: AccountRef): Promise<number | null> {
-  const row = await db
-    .selectFrom('accounts')
-    .select('id')
-    .where('platform', '=', ref.platform)
-    .where('username_key', '=', ref.key)
-    .where('untracked_at', 'is', null)
-    .executeTakeFirst();
-  return row === undefined ? null : row.id;
 }
 
 export interface HistoryQuery {

@@ -5,13 +5,11 @@
 // on because a heartbeat is waiting.
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
+import { HEARTBEAT_MS } from '../domain/tracker-status.ts';
 import type { Clock } from '../services/clock.ts';
 import type { Store } from '../storage/store.ts';
 import { markStopped, pruneTrackers, writeBeat } from '../storage/tracker-processes-repo.ts';
 
-const HEARTBEAT_MS = 5_000;
-/** A tracker not heard of for this long is reported as lost (it died, or cannot reach the store). */
-export const LOST_AFTER_MS = 3 * HEARTBEAT_MS;
 /** Rows of trackers gone for this long are deleted. */
 const FORGET_AFTER_MS = 7 * 86_400_000;
 

@@ -2,7 +2,8 @@
 // admin refresh that makes it due now. Snapshots and posts are written straight into the store.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { findAccountRowId, upsertSnapshots } from '../../src/storage/history-repo.ts';
+import { findAccountRowId } from '../../src/storage/accounts-repo.ts';
+import { upsertSnapshots } from '../../src/storage/history-repo.ts';
 import { insertPosts, type PostRow } from '../../src/storage/posts-repo.ts';
 import { ADMIN_KEY, build, type TestApp } from '../helpers/app.ts';
 

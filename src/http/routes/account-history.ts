@@ -4,12 +4,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { csvRow } from '../../domain/csv-export.ts';
 import { PerchError } from '../../domain/errors.ts';
-import { findAccount } from '../../storage/accounts-repo.ts';
-import { findAccountRowId, listHistory, type Snapshot } from '../../storage/history-repo.ts';
+import { historyExport, historyPage, type HistoryPoint } from '../../services/account-history.ts';
+import { accountRef } from '../../services/account-refs.ts';
 import type { AppDeps } from '../deps.ts';
 import { PlatformSchema, literals, problems } from '../schemas.ts';
-import { notTracked, refOrThrow } from './accounts.ts';
-import { decodeCursor, encodeCursor } from './cursor.ts';
+import { decodeCursor, encodeCursor } from '../cursor.ts';
 
 const JSON_MAX = 1_000;
 const JSON_DEFAULT = 500;
@@ -75,11 +74,10 @@ function nextLink(request: FastifyRequest, cursor: string): string {
   return `<${url.pathname}${url.search}>; rel="next"`;
 }
 
-const point = (s: Snapshot) => ({ at: new Date(s.observed_at).toISOString(), followers: s.followers, following: s.following, posts: s.posts, listed: s.listed });
+const point = (p: HistoryPoint) => ({ at: new Date(p.observedAt).toISOString(), followers: p.followers, following: p.following, posts: p.posts, listed: p.listed });
 
 export default async function accountHistoryRoutes(root: FastifyInstance, deps: AppDeps) {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
-  const { reader } = deps.store;
   const bucket = describeBucket(deps.config.historyBucketMs);
 
   app.get('/api/accounts/:platform/:username/history', {
@@ -105,7 +103,7 @@ export default async function accountHistoryRoutes(root: FastifyInstance, deps: 
     handler: async (request, reply) => {
       const { platform, username } = request.params;
       const query = request.query;
-      const ref = refOrThrow(username, platform, deps);
+      const ref = accountRef(username, platform, deps.config.defaultPlatform);
       const from = instant('from', query.from);
       const to = instant('to', query.to);
       if (from !== undefined && to !== undefined && from > to) {
@@ -117,31 +115,20 @@ export default async function accountHistoryRoutes(root: FastifyInstance, deps: 
           errors: [{ field: 'querystring/limit', message: `must be <= ${JSON_MAX}` }],
         });
       }
-      let after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, 'history', ['int'] as const)[0];
-      const accountId = await findAccountRowId(reader, ref);
-      if (accountId === null) throw notTracked(username);
-      const range = { ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}) };
+      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, 'history', ['int'] as const)[0];
+      const range = { ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}), ...(after !== undefined ? { after } : {}) };
 
       if (!csv) {
-        const page = await listHistory(reader, accountId, { ...range, ...(after !== undefined ? { after } : {}), limit: query.limit ?? JSON_DEFAULT });
-        const last = page.rows.at(-1);
-        return { data: page.rows.map(point), nextCursor: page.more && last ? encodeCursor(['history', last.bucket]) : null, bucket };
+        const page = await historyPage(deps, ref, range, query.limit ?? JSON_DEFAULT);
+        const last = page.points.at(-1);
+        return { data: page.points.map(point), nextCursor: page.more && last ? encodeCursor(['history', last.bucket]) : null, bucket };
       }
 
-      const account = await findAccount(reader, ref);
-      if (!account) throw notTracked(username);
-      const displayName = account.profile?.displayName ?? null;
-      const limit = query.limit ?? CSV_MAX;
+      const account = await historyExport(deps, ref, range, query.limit ?? CSV_MAX, CSV_CHUNK);
       const lines = [csvRow(CSV_HEADER)];
-      let more = false;
-      while (lines.length - 1 < limit) {
-        const page = await listHistory(reader, accountId, { ...range, ...(after !== undefined ? { after } : {}), limit: Math.min(CSV_CHUNK, limit - (lines.length - 1)) });
-        for (const s of page.rows) lines.push(csvRow([new Date(s.observed_at).toISOString(), account.username, displayName, s.followers, s.following, s.posts, s.listed]));
-        after = page.rows.at(-1)?.bucket ?? after;
-        more = page.more;
-        if (!page.more) break;
-      }
-      if (more && after !== undefined) reply.header('link', nextLink(request, encodeCursor(['history', after])));
+      for (const p of account.points) lines.push(csvRow([new Date(p.observedAt).toISOString(), account.username, account.displayName, p.followers, p.following, p.posts, p.listed]));
+      const end = account.points.at(-1)?.bucket ?? after;
+      if (account.more && end !== undefined) reply.header('link', nextLink(request, encodeCursor(['history', end])));
       const filename = `${account.platform}-${account.username}-history.csv`.replace(/[^A-Za-z0-9._-]/g, '_');
       return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${filename}"`).send(lines.join(''));
     },

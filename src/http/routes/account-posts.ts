@@ -2,13 +2,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { findAccountRowId } from '../../storage/history-repo.ts';
-import { parseStrings } from '../../storage/json-column.ts';
-import { listPosts, type PostRow } from '../../storage/posts-repo.ts';
+import { listAccountPosts } from '../../services/account-posts.ts';
+import { accountRef } from '../../services/account-refs.ts';
 import type { AppDeps } from '../deps.ts';
 import { PlatformSchema, nullable, problems } from '../schemas.ts';
-import { notTracked, refOrThrow } from './accounts.ts';
-import { decodeCursor, encodeCursor } from './cursor.ts';
+import { decodeCursor, encodeCursor } from '../cursor.ts';
 
 const Params = Type.Object({ platform: PlatformSchema, username: Type.String({ minLength: 1, maxLength: 300 }) });
 const Query = Type.Object(
@@ -51,24 +49,8 @@ const PostsPage = Type.Object(
   },
 );
 
-const toPost = (row: PostRow) => ({
-  id: row.post_id,
-  createdAt: new Date(row.created_at).toISOString(),
-  text: row.text,
-  url: row.url,
-  lang: row.lang,
-  sentiment: row.sentiment,
-  isRepost: Boolean(row.is_repost),
-  isReply: Boolean(row.is_reply),
-  metrics: { likes: row.likes, reposts: row.reposts, replies: row.replies, quotes: row.quotes },
-  hashtags: parseStrings(row.hashtags),
-  mentions: parseStrings(row.mentions),
-  domains: parseStrings(row.domains),
-});
-
 export default async function accountPostsRoutes(root: FastifyInstance, deps: AppDeps) {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
-  const { reader } = deps.store;
 
   app.get('/api/accounts/:platform/:username/posts', {
     config: { access: 'app' },
@@ -82,13 +64,10 @@ export default async function accountPostsRoutes(root: FastifyInstance, deps: Ap
     },
     handler: async (request) => {
       const { platform, username } = request.params;
-      const ref = refOrThrow(username, platform, deps);
+      const ref = accountRef(username, platform, deps.config.defaultPlatform);
       const before = request.query.cursor === undefined ? undefined : decodeCursor(request.query.cursor, 'posts', ['int', 'text'] as const);
-      const accountId = await findAccountRowId(reader, ref);
-      if (accountId === null) throw notTracked(username);
-      const page = await listPosts(reader, accountId, request.query.limit ?? 20, before);
-      const last = page.rows.at(-1);
-      return { data: page.rows.map(toPost), nextCursor: page.more && last ? encodeCursor(['posts', last.created_at, last.post_id]) : null };
+      const page = await listAccountPosts(deps, ref, request.query.limit ?? 20, before);
+      return { data: page.data, nextCursor: page.more && page.last ? encodeCursor(['posts', ...page.last]) : null };
     },
   });
 }

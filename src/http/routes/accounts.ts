@@ -2,16 +2,14 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { ACCOUNT_SORTS, ACCOUNT_STATUSES, TAG_PATTERN, type Account, type AccountSort } from '../../domain/account.ts';
-import { withStaleness } from '../../domain/analysis.ts';
+import { ACCOUNT_SORTS, ACCOUNT_STATUSES, TAG_PATTERN, type AccountSort } from '../../domain/account.ts';
 import { PLAIN_TEXT_PATTERN } from '../../domain/text.ts';
 import { PerchError } from '../../domain/errors.ts';
-import type { Platform } from '../../domain/platforms.ts';
-import { parseAccountRef } from '../../domain/usernames.ts';
-import { findAccount, findAccounts, listAccounts, type AccountRef } from '../../storage/accounts-repo.ts';
+import { accountRef } from '../../services/account-refs.ts';
+import { getAccount, getAccounts, listAccountPage } from '../../services/accounts.ts';
 import type { AppDeps } from '../deps.ts';
 import { AccountSchema, PlatformSchema, literals, problems } from '../schemas.ts';
-import { decodeCursor, encodeCursor } from './cursor.ts';
+import { decodeCursor, encodeCursor } from '../cursor.ts';
 
 const MAX_BATCH = 100;
 
@@ -33,24 +31,8 @@ const Query = Type.Object(
 const Batch = Type.Object({ data: Type.Array(Type.Ref('Account')), missing: Type.Array(Type.String()) });
 const Page = Type.Object({ data: Type.Array(Type.Ref('Account')), nextCursor: Type.Union([Type.String(), Type.Null()]) });
 
-export function refOrThrow(raw: string, platform: Platform | undefined, deps: AppDeps): AccountRef {
-  const ref = parseAccountRef(raw, platform ?? null, deps.config.defaultPlatform);
-  if (!ref.ok) throw new PerchError('invalid_username', `"${raw.slice(0, 100)}" is not a valid username: ${ref.reason}.`);
-  return { platform: ref.platform, key: ref.key };
-}
-
-/** An account as the API shows it: `analysis.stale` is decided at read time. */
-export function present(account: Account, deps: AppDeps): Account {
-  return withStaleness(account, deps.clock.now(), deps.config.trackIntervalMs);
-}
-
-export function notTracked(raw: string): PerchError {
-  return new PerchError('account_not_found', `No tracked account is named ${raw.slice(0, 100)}.`);
-}
-
 export default async function accountRoutes(root: FastifyInstance, deps: AppDeps) {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
-  const { reader } = deps.store;
 
   app.get('/api/', {
     config: { access: 'app' },
@@ -75,25 +57,11 @@ export default async function accountRoutes(root: FastifyInstance, deps: AppDeps
       if (query.username !== undefined && query.usernames !== undefined) {
         throw new PerchError('bad_request', 'Send either username or usernames, not both.');
       }
-      if (query.username !== undefined) {
-        const account = await findAccount(reader, refOrThrow(query.username, query.platform, deps));
-        if (!account) throw notTracked(query.username);
-        return present(account, deps);
-      }
+      if (query.username !== undefined) return getAccount(deps, accountRef(query.username, query.platform, deps.config.defaultPlatform));
       if (query.usernames !== undefined) {
         const names = query.usernames.split(',').map((n) => n.trim()).filter((n) => n !== '');
         if (names.length === 0 || names.length > MAX_BATCH) throw new PerchError('bad_request', `usernames takes 1 to ${MAX_BATCH} names.`);
-        // `jack`, `@JACK` and `x.com/jack` are one account: keep the first spelling of each.
-        const byIdentity = new Map<string, { name: string; ref: AccountRef }>();
-        for (const name of names) {
-          const ref = refOrThrow(name, query.platform, deps);
-          if (!byIdentity.has(`${ref.platform}:${ref.key}`)) byIdentity.set(`${ref.platform}:${ref.key}`, { name, ref });
-        }
-        const refs = [...byIdentity.values()];
-        const found = await findAccounts(reader, refs.map((r) => r.ref));
-        const data = refs.flatMap(({ ref }) => found.get(`${ref.platform}:${ref.key}`) ?? []).map((a) => present(a, deps));
-        const missing = refs.filter(({ ref }) => !found.has(`${ref.platform}:${ref.key}`)).map((r) => r.name);
-        return { data, missing };
+        return getAccounts(deps, names, query.platform);
       }
       const sort: AccountSort = query.sort ?? 'username';
       const limit = query.limit ?? 50;
@@ -102,16 +70,16 @@ export default async function accountRoutes(root: FastifyInstance, deps: AppDeps
         const [value, id] = decodeCursor(query.cursor, sort, [sort === 'username' ? 'text' : 'int', 'int'] as const);
         after = [value, id];
       }
-      const page = await listAccounts(reader, deps.store.caps, {
+      const page = await listAccountPage(deps, {
         sort,
         limit,
         ...(query.status ? { status: query.status } : {}),
         ...(query.platform ? { platform: query.platform } : {}),
         ...(query.tag !== undefined ? { tag: query.tag } : {}),
-        ...(query.q !== undefined ? { prefix: query.q.replace(/^@/, '').toLowerCase() } : {}),
+        ...(query.q !== undefined ? { q: query.q } : {}),
         ...(after ? { after } : {}),
       });
-      return { data: page.accounts.map((a) => present(a, deps)), nextCursor: page.more && page.last ? encodeCursor([sort, ...page.last]) : null };
+      return { data: page.data, nextCursor: page.more && page.last ? encodeCursor([sort, ...page.last]) : null };
     },
   });
 
@@ -126,9 +94,7 @@ export default async function accountRoutes(root: FastifyInstance, deps: AppDeps
     },
     handler: async (request) => {
       const { platform, username } = request.params;
-      const account = await findAccount(reader, refOrThrow(username, platform, deps));
-      if (!account) throw notTracked(username);
-      return present(account, deps);
+      return getAccount(deps, accountRef(username, platform, deps.config.defaultPlatform));
     },
   });
 }

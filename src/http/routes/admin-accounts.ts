@@ -5,14 +5,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { MAX_NOTE_LENGTH, MAX_TAGS, TAG_PATTERN } from '../../domain/account.ts';
 import { FREE_TEXT_PATTERN } from '../../domain/text.ts';
 import { PerchError } from '../../domain/errors.ts';
-import { findAccount, updateAccount, untrackAccount } from '../../storage/accounts-repo.ts';
-import { writeAudit } from '../../storage/audit-repo.ts';
-import { findAccountRowId } from '../../storage/history-repo.ts';
-import { makeDueNow } from '../../storage/tracking-repo.ts';
+import type { Platform } from '../../domain/platforms.ts';
+import { changeAccount, refreshAccount, stopTracking } from '../../services/account-admin.ts';
+import { accountRef } from '../../services/account-refs.ts';
 import { actorOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 import { AccountSchema, PlatformSchema, problems } from '../schemas.ts';
-import { notTracked, present, refOrThrow } from './accounts.ts';
 
 const Params = Type.Object({ platform: PlatformSchema, username: Type.String({ minLength: 1, maxLength: 300 }) });
 const Change = Type.Object(
@@ -26,7 +24,7 @@ const Change = Type.Object(
 
 export default async function adminAccountRoutes(root: FastifyInstance, deps: AppDeps) {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
-  const { db } = deps.store;
+  const refOf = (params: { platform: Platform; username: string }) => accountRef(params.username, params.platform, deps.config.defaultPlatform);
 
   app.patch('/api/admin/accounts/:platform/:username', {
     config: { access: 'admin' },
@@ -39,16 +37,7 @@ export default async function adminAccountRoutes(root: FastifyInstance, deps: Ap
       response: { 200: Type.Ref('Account'), ...problems(400, 401, 403, 404, 415, 429) },
     },
     handler: async (request) => {
-      const { platform, username } = request.params;
-      const ref = refOrThrow(username, platform, deps);
-      const now = deps.clock.now();
-      const account = await db.transaction().execute(async (trx) => {
-        const updated = await updateAccount(trx, ref, request.body, now);
-        if (updated) await writeAudit(trx, { actor: actorOf(request), action: 'account.update', target: updated.id, detail: request.body, at: now });
-        return updated;
-      });
-      if (!account) throw notTracked(username);
-      return present(account, deps);
+      return changeAccount(deps, refOf(request.params), request.body, actorOf(request));
     },
   });
 
@@ -66,16 +55,8 @@ export default async function adminAccountRoutes(root: FastifyInstance, deps: Ap
       },
     },
     handler: async (request) => {
-      const { platform, username } = request.params;
       const purge = request.query.purge ?? false;
-      const ref = refOrThrow(username, platform, deps);
-      const now = deps.clock.now();
-      const done = await db.transaction().execute(async (trx) => {
-        const removed = await untrackAccount(trx, ref, purge, now);
-        if (removed) await writeAudit(trx, { actor: actorOf(request), action: purge ? 'account.purge' : 'account.untrack', target: `${ref.platform}:${ref.key}`, at: now });
-        return removed;
-      });
-      if (!done) throw notTracked(username);
+      await stopTracking(deps, refOf(request.params), purge, actorOf(request));
       return { success: true as const, purged: purge };
     },
   });
@@ -110,25 +91,10 @@ export default async function adminAccountRoutes(root: FastifyInstance, deps: Ap
         if (!empty) throw new PerchError('validation_failed', 'The request body is invalid: refresh takes no body (or `{}`).', { errors: [{ field: 'body', message: 'must be empty or {}' }] });
       },
       handler: async (request, reply) => {
-        const { platform, username } = request.params;
-        const ref = refOrThrow(username, platform, deps);
-        const now = deps.clock.now();
-        const account = await db.transaction().execute(async (trx) => {
-          const id = await findAccountRowId(trx, ref);
-          if (id === null) return null;
-          if (!(await makeDueNow(trx, id, now))) {
-            // Not updated although tracked a moment ago: paused (or untracked since, which is a 404).
-            if ((await findAccountRowId(trx, ref)) === null) return null;
-            throw new PerchError('account_paused', `${username.slice(0, 100)} is paused, so it is not checked; resume it first with PATCH on this account and {"paused": false}.`);
-          }
-          const refreshed = await findAccount(trx, ref);
-          if (refreshed) await writeAudit(trx, { actor: actorOf(request), action: 'account.refresh', target: refreshed.id, at: now });
-          return refreshed;
-        });
-        if (!account) throw notTracked(username);
+        const account = await refreshAccount(deps, refOf(request.params), actorOf(request));
         // This process's tracker picks it up at once; trackers elsewhere find it at their next poll.
         deps.tracker?.notify();
-        return reply.code(202).send({ success: true as const, account: present(account, deps) });
+        return reply.code(202).send({ success: true as const, account });
       },
     });
   });

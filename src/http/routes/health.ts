@@ -2,9 +2,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { PLATFORMS } from '../../domain/platforms.ts';
-import { recentTrackers, type TrackerProcess } from '../../storage/tracker-processes-repo.ts';
-import { countDue, tracksAny } from '../../storage/tracking-repo.ts';
-import { LOST_AFTER_MS } from '../../tracker/heartbeat.ts';
+import { LOST_AFTER_MS } from '../../domain/tracker-status.ts';
+import { pingStore, readTrackerCounts, type TrackerCounts, type TrackerProcess } from '../../services/tracker-health.ts';
 import type { AppDeps } from '../deps.ts';
 
 const Check = Type.Object({ status: Type.Union([Type.Literal('pass'), Type.Literal('warn'), Type.Literal('fail')]) }, { additionalProperties: true });
@@ -25,12 +24,6 @@ const COUNTS_TTL_MS = 5_000;
 
 /** Stopped or lost trackers stay listed this long, so an operator sees what went away. */
 const RECENT_MS = 3_600_000;
-
-interface TrackerCounts {
-  due: Record<string, number>;
-  xTracked: boolean;
-  trackers: TrackerProcess[];
-}
 
 /** Every tracker process of the deployment, from the heartbeats in the store. */
 function trackerList(trackers: readonly TrackerProcess[], now: number) {
@@ -89,8 +82,7 @@ export default async function healthRoutes(app: FastifyInstance, deps: AppDeps) 
   const readCounts = async (): Promise<TrackerCounts> => {
     const now = deps.clock.now();
     if (counts && now - counts.at < COUNTS_TTL_MS) return counts.value;
-    const [due, xTracked, trackers] = await Promise.all([countDue(deps.store.reader, PLATFORMS, now), tracksAny(deps.store.reader, 'x'), recentTrackers(deps.store.reader, now - RECENT_MS)]);
-    counts = { at: now, value: { due, xTracked, trackers } };
+    counts = { at: now, value: await readTrackerCounts(deps.store, now, now - RECENT_MS) };
     return counts.value;
   };
 
@@ -108,7 +100,7 @@ export default async function healthRoutes(app: FastifyInstance, deps: AppDeps) 
       let timer: NodeJS.Timeout | undefined;
       try {
         await Promise.race([
-          deps.store.caps.ping(deps.store.reader),
+          pingStore(deps.store),
           new Promise((_, reject) => {
             timer = setTimeout(() => reject(new Error('store timeout')), STORE_TIMEOUT_MS);
           }),

@@ -2,11 +2,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { listAudit } from '../../storage/audit-repo.ts';
-import { listImports } from '../../storage/imports-repo.ts';
+import { listAuditLog } from '../../services/audit.ts';
+import { listImportPage } from '../../services/import-accounts.ts';
 import type { AppDeps } from '../deps.ts';
 import { problems } from '../schemas.ts';
-import { decodeCursor, encodeCursor } from './cursor.ts';
+import { decodeCursor, encodeCursor } from '../cursor.ts';
 
 const ImportView = Type.Object({
   id: Type.String(),
@@ -48,7 +48,7 @@ export default async function importRoutes(root: FastifyInstance, deps: AppDeps)
     handler: async (request) => {
       const limit = request.query.limit ?? 50;
       const before = request.query.cursor === undefined ? undefined : decodeCursor(request.query.cursor, 'imports', ['int', 'text'] as const);
-      const data = await listImports(deps.store.reader, { limit, ...(before ? { before } : {}) });
+      const data = await listImportPage(deps.store, limit, before);
       const last = data.at(-1);
       return { data, nextCursor: data.length === limit && last ? encodeCursor(['imports', Date.parse(last.createdAt), last.id]) : null };
     },
@@ -80,6 +80,6 @@ export default async function importRoutes(root: FastifyInstance, deps: AppDeps)
         ...problems(400, 401, 403, 429),
       },
     },
-    handler: async (request) => ({ data: await listAudit(deps.store.reader, request.query.limit ?? 50) }),
+    handler: async (request) => ({ data: await listAuditLog(deps.store, request.query.limit ?? 50) }),
   });
 }

@@ -10,7 +10,7 @@ import { actorOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 import { onceOf } from '../idempotency.ts';
 import { problems } from '../schemas.ts';
-import { decodeDataUrl } from './data-url.ts';
+import { decodeDataUrl } from '../data-url.ts';
 
 const CSV_TYPES = ['text/csv', 'text/plain', 'application/csv'];
 /** Long imports log their progress every this many rows. */

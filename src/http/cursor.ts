@@ -1,7 +1,7 @@
 // Opaque page cursors: the listing they belong to and the position after which the next page starts.
 // A cursor comes back from the client, so its parts are checked like any other input.
-import { PerchError } from '../../domain/errors.ts';
-import { CONTROL_CHARS } from '../../domain/text.ts';
+import { PerchError } from '../domain/errors.ts';
+import { CONTROL_CHARS } from '../domain/text.ts';
 
 export function encodeCursor(parts: readonly unknown[]): string {
   return Buffer.from(JSON.stringify(parts)).toString('base64url');

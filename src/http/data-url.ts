@@ -1,5 +1,5 @@
 // Decodes a `data:` URL (RFC 2397) holding CSV, as accepted in the JSON form of the insert route.
-import { PerchError } from '../../domain/errors.ts';
+import { PerchError } from '../domain/errors.ts';
 
 const DATA_URL = /^data:([^,]*?)(;base64)?,/i;
 

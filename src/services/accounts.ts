@@ -1,0 +1,61 @@
+// Reading tracked accounts as use cases: one, a batch, or a filtered page. Every account is shown
+// with `analysis.stale` decided at read time.
+import type { Account, AccountSort, AccountStatus } from '../domain/account.ts';
+import { withStaleness } from '../domain/analysis.ts';
+import type { Platform } from '../domain/platforms.ts';
+import { findAccount, findAccounts, listAccounts } from '../storage/accounts-repo.ts';
+import { accountRef, notTracked, type NamedRef } from './account-refs.ts';
+import type { ServiceDeps } from './context.ts';
+
+/** An account as the API shows it: `analysis.stale` is decided at read time. */
+export function present(account: Account, deps: ServiceDeps): Account {
+  return withStaleness(account, deps.clock.now(), deps.config.trackIntervalMs);
+}
+
+/** One tracked account, or account_not_found. */
+export async function getAccount(deps: ServiceDeps, ref: NamedRef): Promise<Account> {
+  const account = await findAccount(deps.store.reader, ref);
+  if (!account) throw notTracked(ref.name);
+  return present(account, deps);
+}
+
+/** Several accounts by name; `missing` lists the names (first spelling of each) not tracked. */
+export async function getAccounts(deps: ServiceDeps, names: readonly string[], platform: Platform | undefined): Promise<{ data: Account[]; missing: string[] }> {
+  // `jack`, `@JACK` and `x.com/jack` are one account: keep the first spelling of each.
+  const byIdentity = new Map<string, NamedRef>();
+  for (const name of names) {
+    const ref = accountRef(name, platform, deps.config.defaultPlatform);
+    if (!byIdentity.has(`${ref.platform}:${ref.key}`)) byIdentity.set(`${ref.platform}:${ref.key}`, ref);
+  }
+  const refs = [...byIdentity.values()];
+  const found = await findAccounts(deps.store.reader, refs);
+  const data = refs.flatMap((ref) => found.get(`${ref.platform}:${ref.key}`) ?? []).map((a) => present(a, deps));
+  const missing = refs.filter((ref) => !found.has(`${ref.platform}:${ref.key}`)).map((ref) => ref.name);
+  return { data, missing };
+}
+
+export interface AccountQuery {
+  sort: AccountSort;
+  limit: number;
+  status?: AccountStatus;
+  platform?: Platform;
+  tag?: string;
+  /** Username prefix as typed (a leading @ is ignored). */
+  q?: string;
+  /** Position after which the page starts: [sort value, row id]. */
+  after?: readonly [string | number, number];
+}
+
+/** A page of accounts, stable while accounts are added; `last` is where the next page starts. */
+export async function listAccountPage(deps: ServiceDeps, query: AccountQuery): Promise<{ data: Account[]; last: [string | number, number] | null; more: boolean }> {
+  const page = await listAccounts(deps.store.reader, deps.store.caps, {
+    sort: query.sort,
+    limit: query.limit,
+    ...(query.status ? { status: query.status } : {}),
+    ...(query.platform ? { platform: query.platform } : {}),
+    ...(query.tag !== undefined ? { tag: query.tag } : {}),
+    ...(query.q !== undefined ? { prefix: query.q.replace(/^@/, '').toLowerCase() } : {}),
+    ...(query.after ? { after: query.after } : {}),
+  });
+  return { data: page.accounts.map((a) => present(a, deps)), last: page.last, more: page.more };
+}

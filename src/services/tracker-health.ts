@@ -1,0 +1,25 @@
+// What health reports about tracking, read from the store: accounts due per platform, whether X
+// accounts are tracked, and every tracker process recently heard of (from their heartbeats).
+import { PLATFORMS } from '../domain/platforms.ts';
+import type { Store } from '../storage/store.ts';
+import { recentTrackers, type TrackerProcess } from '../storage/tracker-processes-repo.ts';
+import { countDue, tracksAny } from '../storage/tracking-repo.ts';
+
+export type { TrackerProcess };
+
+export interface TrackerCounts {
+  due: Record<string, number>;
+  xTracked: boolean;
+  trackers: TrackerProcess[];
+}
+
+/** Counts as of `now`, listing trackers seen since `seenSince`. */
+export async function readTrackerCounts(store: Store, now: number, seenSince: number): Promise<TrackerCounts> {
+  const [due, xTracked, trackers] = await Promise.all([countDue(store.reader, PLATFORMS, now), tracksAny(store.reader, 'x'), recentTrackers(store.reader, seenSince)]);
+  return { due, xTracked, trackers };
+}
+
+/** The store answers (a trivial query on the reader). */
+export function pingStore(store: Store): Promise<unknown> {
+  return store.caps.ping(store.reader);
+}
