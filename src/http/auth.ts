@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PerchError } from '../domain/errors.ts';
 import { roleSatisfies, type RouteAccess } from '../domain/roles.ts';
-import type { KeyAuthenticator, Principal } from '../services/api-keys.ts';
+import type { KeyAuthenticator, KeyCheck, Principal } from '../services/api-keys.ts';
 import type { Clock } from '../services/clock.ts';
 import type { FailureThrottle } from './auth-throttle.ts';
 import { sendProblem } from './errors.ts';
@@ -17,6 +17,13 @@ declare module 'fastify' {
     principal: Principal | null;
   }
 }
+
+/** Why a key is refused, as the problem the caller gets. */
+const REFUSALS: Record<Extract<KeyCheck, { ok: false }>['reason'], () => PerchError> = {
+  invalid: () => new PerchError('invalid_api_key', 'The API key is not valid.'),
+  revoked: () => new PerchError('api_key_revoked', 'The API key has been revoked.'),
+  expired: () => new PerchError('api_key_expired', 'The API key has expired.'),
+};
 
 const CHALLENGE = { 'www-authenticate': 'ApiKey realm="perch", header="x-api-key"' };
 
@@ -42,17 +49,15 @@ export function registerAuth(app: FastifyInstance, { authenticator, throttle, cl
     if (presented === undefined || presented === '') {
       return sendProblem(reply, new PerchError('missing_api_key', 'Send your API key in the x-api-key header.'), CHALLENGE);
     }
-    let principal: Principal;
-    try {
-      // Node joins repeated x-api-key headers with ", ", which no key contains: refused as invalid.
-      principal = await authenticator.authenticate(String(presented));
-    } catch (error) {
-      if (!(error instanceof PerchError)) throw error;
+    // Node joins repeated x-api-key headers with ", ", which no key contains: refused as invalid.
+    const checked = await authenticator.check(String(presented));
+    if (!checked.ok) {
       const over = await throttle.recordFailure(client, now);
       // A failure past the limit (reached through other processes meanwhile) tells nothing about the key.
       if (over > 0) return tooManyFailures(reply, over);
-      return sendProblem(reply, error, CHALLENGE);
+      return sendProblem(reply, REFUSALS[checked.reason](), CHALLENGE);
     }
+    const { principal } = checked;
     if (!roleSatisfies(principal.role, access)) {
       return sendProblem(reply, new PerchError('forbidden', `This route needs the ${access} role; your key has the ${principal.role} role.`));
     }

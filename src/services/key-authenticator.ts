@@ -1,0 +1,108 @@
+// Checks presented API keys. The cache holds what a key turned out to be (valid, unknown, revoked),
+// never an error object: http/auth.ts turns a refusal into a problem document at the edge.
+import type { Kysely } from 'kysely';
+import { hashApiKey, hashesEqual, isWellFormedApiKey } from '../domain/api-key-format.ts';
+import type { Role } from '../domain/roles.ts';
+import { findApiKeyByHash, touchApiKey } from '../storage/api-keys-repo.ts';
+import type { Database } from '../storage/schema.ts';
+import type { Clock } from './clock.ts';
+
+/** Who is calling: a stored key, or the bootstrap key from ADMIN_API_KEY. */
+export interface Principal {
+  keyId: string;
+  role: Role;
+  username: string;
+  name: string | null;
+  expiresAt: string | null;
+}
+
+export const ENV_ADMIN_KEY_ID = 'key_env_admin';
+
+/** The outcome of checking a key: the caller, or why the key is refused. */
+export type KeyCheck = { ok: true; principal: Principal } | { ok: false; reason: 'invalid' | 'revoked' | 'expired' };
+
+/** What the store said about a key hash, as cached. */
+type StoredKey = { status: 'valid'; principal: Principal; expiresAt: number | null } | { status: 'unknown' } | { status: 'revoked' };
+
+interface CacheEntry {
+  key: StoredKey;
+  fetchedAt: number;
+}
+
+const MAX_CACHED = 10_000;
+const TOUCH_EVERY_MS = 60_000;
+
+/**
+ * A validated key is trusted for `cacheTtlMs` (≤ 5 s): that is the bound on how long a key revoked
+ * through another process keeps working. Revocations made through this process take effect at
+ * once. Last-used times are written at most once a minute per key.
+ */
+export class KeyAuthenticator {
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly touched = new Map<string, number>();
+  private readonly envAdminHash: string | null;
+  /** Bumped by every invalidation, so a lookup that started before one does not re-cache a revoked key. */
+  private generation = 0;
+
+  constructor(
+    private readonly reader: Kysely<Database>,
+    private readonly writer: Kysely<Database>,
+    private readonly options: { secret: string; envAdminKey: string | null; cacheTtlMs: number; clock: Clock; onTouchError?: (error: unknown) => void },
+  ) {
+    this.envAdminHash = options.envAdminKey === null ? null : hashApiKey(options.envAdminKey, options.secret);
+  }
+
+  async check(presented: string): Promise<KeyCheck> {
+    const { clock, cacheTtlMs } = this.options;
+    // One keyed hash per request serves both checks: the constant-time comparison with
+    // ADMIN_API_KEY (whose hash is computed once) and the lookup of stored keys.
+    const hash = hashApiKey(presented, this.options.secret);
+    if (this.envAdminHash !== null && hashesEqual(hash, this.envAdminHash)) {
+      return { ok: true, principal: { keyId: ENV_ADMIN_KEY_ID, role: 'admin', username: 'admin', name: 'ADMIN_API_KEY', expiresAt: null } };
+    }
+    if (!isWellFormedApiKey(presented)) return { ok: false, reason: 'invalid' };
+    const now = clock.now();
+    let entry = this.cache.get(hash);
+    if (entry === undefined || now - entry.fetchedAt >= cacheTtlMs) {
+      const generation = this.generation;
+      entry = { key: await this.lookup(hash), fetchedAt: now };
+      if (this.cache.size >= MAX_CACHED) this.cache.clear();
+      if (generation === this.generation) this.cache.set(hash, entry);
+    }
+    const { key } = entry;
+    if (key.status === 'unknown') return { ok: false, reason: 'invalid' };
+    if (key.status === 'revoked') return { ok: false, reason: 'revoked' };
+    if (key.expiresAt !== null && key.expiresAt <= now) return { ok: false, reason: 'expired' };
+    this.touch(key.principal.keyId, now);
+    return { ok: true, principal: key.principal };
+  }
+
+  /** Forget a key at once (after a revocation through this process). */
+  invalidate(keyId: string): void {
+    this.generation += 1;
+    for (const [hash, entry] of this.cache) {
+      if (entry.key.status === 'valid' && entry.key.principal.keyId === keyId) this.cache.delete(hash);
+    }
+  }
+
+  private async lookup(hash: string): Promise<StoredKey> {
+    const row = await findApiKeyByHash(this.reader, hash);
+    if (!row) return { status: 'unknown' };
+    if (row.revoked_at !== null) return { status: 'revoked' };
+    const principal: Principal = {
+      keyId: row.id,
+      role: row.role as Role,
+      username: row.username,
+      name: row.name,
+      expiresAt: row.expires_at === null ? null : new Date(row.expires_at).toISOString(),
+    };
+    return { status: 'valid', principal, expiresAt: row.expires_at };
+  }
+
+  private touch(keyId: string, now: number): void {
+    const last = this.touched.get(keyId);
+    if (last !== undefined && now - last < TOUCH_EVERY_MS) return;
+    this.touched.set(keyId, now);
+    touchApiKey(this.writer, keyId, now, TOUCH_EVERY_MS).catch((error: unknown) => this.options.onTouchError?.(error));
+  }
+}
