@@ -1,136 +1,58 @@
 // Reading an uploaded CSV of usernames into an import plan: valid unique rows, rejections, warnings.
+// The bytes stream through a UTF-8 check and csv-parse into the plan builder (csv-plan.ts), which
+// reads each record with csv-rows.ts; the event loop gets a turn between chunks.
 import { parse, CsvError, type Parser } from 'csv-parse';
-import { createDelimiterSniffer, followRecordLengths, utf8Chunks } from './csv-stream.ts';
-import { MAX_NOTE_LENGTH, MAX_TAGS, TAG_PATTERN } from './account.ts';
+import { ImportPlanBuilder, type CsvImportPlan } from './csv-plan.ts';
+import { breaksIn, createDelimiterSniffer, createUtf8Check, followRecordLengths, utf8Chunks } from './csv-stream.ts';
 import { PerchError } from './errors.ts';
-import { CONTROL_CHARS_BUT_LINES, ZERO_WIDTH_CHARS } from './text.ts';
 import type { Platform } from './platforms.ts';
-import { inferPlatform, normalizeUsernameInput, validateUsername } from './usernames.ts';
 
-export interface ImportRow { line: number; platform: Platform; username: string; key: string; tags: string[]; note: string | null }
-export interface Rejection { line: number; value: string; code: string; reason: string }
-export interface CsvImportPlan {
-  rows: ImportRow[];
-  /** Data rows seen: non-blank records, header excluded. */
-  received: number;
-  duplicates: number;
-  /** The first MAX_REJECTIONS_KEPT rejections; `rejectedCount` counts them all. */
-  rejected: Rejection[];
-  rejectedCount: number;
-  rejectedTruncated: boolean;
-  warnings: string[];
-}
+export type { ImportRow } from './csv-rows.ts';
+export { MAX_REJECTIONS_KEPT, type CsvImportPlan, type Rejection } from './csv-plan.ts';
+
 export interface CsvImportOptions { defaultPlatform: Platform; maxRows: number; maxBytes: number; onProgress?: (bytesRead: number) => void }
 
-export const MAX_REJECTIONS_KEPT = 1_000;
-const MAX_VALUE_SHOWN = 200;
-const USERNAME_HEADERS = new Set(['username', 'handle', 'screen_name', 'user', 'account']);
-const OPTIONAL_HEADERS = new Set(['platform', 'tags', 'note']);
-const PLATFORM_VALUES: Readonly<Record<string, Platform>> = { x: 'x', twitter: 'x', bluesky: 'bluesky' };
-
-interface Columns { username: number; platform: number; tags: number; note: number }
-const HEADERLESS: Columns = { username: 0, platform: -1, tags: -1, note: -1 };
-
-function headerName(cell: string): string {
-  return cell.replace(ZERO_WIDTH_CHARS, '').trim();
+/** The one refusal of an over-limit import, whichever form it came in. */
+export function importTooLarge(maxBytes: number): PerchError {
+  return new PerchError('import_too_large', `The file is larger than MAX_IMPORT_BYTES (${maxBytes} bytes).`);
 }
 
-/** Number of line breaks (CRLF, LF or CR) inside a record's values, i.e. how many extra lines it spans. */
-function breaksIn(record: string[]): number {
-  let breaks = 0;
-  for (const field of record) {
-    if (field.indexOf('\n') === -1 && field.indexOf('\r') === -1) continue;
-    for (let i = 0; i < field.length; i += 1) {
-      const c = field.charCodeAt(i);
-      if (c === 0x0a || (c === 0x0d && field.charCodeAt(i + 1) !== 0x0a)) breaks += 1;
-    }
-  }
-  return breaks;
+export function notUtf8(): PerchError {
+  return new PerchError('invalid_encoding', 'The file is not UTF-8 text.');
 }
 
-/** Tags from a CSV cell, under the same rules as PATCH: TAG_PATTERN each, MAX_TAGS at most. */
-function parseTags(cell: string): { ok: true; tags: string[] } | { ok: false; reason: string } {
-  const tags = [...new Set(cell.split(/[;|]/).map((tag) => tag.trim()).filter((tag) => tag !== ''))];
-  if (tags.length > MAX_TAGS) return { ok: false, reason: `at most ${MAX_TAGS} tags per account` };
-  if (tags.some((tag) => !TAG_PATTERN.test(tag))) return { ok: false, reason: 'tags are 1-64 letters, digits, spaces or _ . : -' };
-  return { ok: true, tags };
+/** csv-parse's error as ours: its raw message quotes file contents and internals, so only say where and what. */
+function csvMalformed(error: CsvError, line: number): PerchError {
+  const what = error.code === 'CSV_QUOTE_NOT_CLOSED' ? 'a quoted value is never closed' : 'it is not valid CSV';
+  return new PerchError('csv_malformed', `The file could not be read as CSV: ${what} (record starting at line ${line}).`, {
+    errors: [{ line, code: 'csv_malformed', message: what }],
+  });
 }
 
-function noteProblem(note: string): string | null {
-  if (note.length > MAX_NOTE_LENGTH) return `notes are at most ${MAX_NOTE_LENGTH} characters`;
-  return CONTROL_CHARS_BUT_LINES.test(note) ? 'the note contains a control character' : null;
+function createParser(delimiter: string): Parser {
+  return parse({
+    bom: true,
+    delimiter,
+    // All three line ends at once (rather than csv-parse's auto-detection, which locks onto the
+    // first one it sees), so a file pasted together from several sources still splits per line.
+    record_delimiter: ['\r\n', '\n', '\r'],
+    quote: '"',
+    escape: '"',
+    relax_column_count: true,
+    // A stray quote inside an unquoted value (`O"Brien`, a note with "air quotes") is kept as text
+    // instead of failing the whole upload; an unclosed quoted value still fails.
+    relax_quotes: true,
+  });
 }
 
 /** Parses a whole CSV upload, streaming, yielding to the event loop between chunks. */
 export async function parseUsernameCsv(input: string | AsyncIterable<string | Buffer>, options: CsvImportOptions): Promise<CsvImportPlan> {
-  const { defaultPlatform, maxRows, maxBytes, onProgress } = options;
-  const tooLarge = () => new PerchError('import_too_large', `The file is larger than the ${maxBytes}-byte limit.`);
+  const { maxBytes, onProgress } = options;
   // A string is already in memory: refuse it before spending time parsing it.
-  if (typeof input === 'string' && Buffer.byteLength(input, 'utf8') > maxBytes) throw tooLarge();
-
-  const plan: CsvImportPlan = { rows: [], received: 0, duplicates: 0, rejected: [], rejectedCount: 0, rejectedTruncated: false, warnings: [] };
-  // One set of keys per platform: the key strings are shared with the rows, so no extra copies.
-  const seen: Record<Platform, Set<string>> = { x: new Set(), bluesky: new Set() };
-  let columns: Columns | null = null;
+  if (typeof input === 'string' && Buffer.byteLength(input, 'utf8') > maxBytes) throw importTooLarge(maxBytes);
+  const builder = new ImportPlanBuilder(options);
   let nextLine = 1; // where the next record starts
-
-  const reject = (line: number, value: string, code: string, reason: string): void => {
-    plan.rejectedCount += 1;
-    if (plan.rejected.length < MAX_REJECTIONS_KEPT) plan.rejected.push({ line, value: value.slice(0, MAX_VALUE_SHOWN), code, reason });
-    else plan.rejectedTruncated = true;
-  };
-
-  const readHeader = (record: string[]): Columns | null => {
-    const shown = record.map(headerName);
-    const names = shown.map((name) => name.toLowerCase());
-    const username = names.findIndex((name) => USERNAME_HEADERS.has(name));
-    if (username === -1) return null;
-    const found: Columns = { username, platform: -1, tags: -1, note: -1 };
-    const warnings = new Set<string>();
-    names.forEach((name, index) => {
-      if (index === username || name === '') return; // empty names come from trailing delimiters
-      const label = JSON.stringify(shown[index]);
-      const known = OPTIONAL_HEADERS.has(name) ? (name as keyof Columns) : null;
-      if (known !== null && found[known] === -1) found[known] = index;
-      else if (known !== null || USERNAME_HEADERS.has(name)) warnings.add(`ignored duplicate column ${label}`);
-      else warnings.add(`ignored unknown column ${label}`);
-    });
-    plan.warnings.push(...warnings);
-    return found;
-  };
-
   let failure: unknown = null; // the first error, from csv-parse or from a limit; checked between chunks
-
-  const readRow = (record: string[], line: number, cols: Columns): void => {
-    plan.received += 1;
-    if (plan.received > maxRows) {
-      failure ??= new PerchError('csv_too_many_rows', `The file has more than ${maxRows} rows; split it into smaller files.`);
-      return;
-    }
-    const cell = record[cols.username] ?? '';
-    const { value, platformHint } = normalizeUsernameInput(cell);
-    if (value === '') return reject(line, cell, 'empty_username', 'the username is empty');
-    let explicit: Platform | null = null;
-    const platformCell = (record[cols.platform] ?? '').trim();
-    if (platformCell !== '') {
-      explicit = PLATFORM_VALUES[platformCell.toLowerCase()] ?? null;
-      if (explicit === null) return reject(line, platformCell, 'invalid_platform', 'the platform must be x or bluesky');
-    }
-    const platform = inferPlatform(value, platformHint, explicit, defaultPlatform);
-    const check = validateUsername(platform, value);
-    if (!check.ok) return reject(line, cell, check.code, check.reason);
-    const tags = parseTags(record[cols.tags] ?? '');
-    if (!tags.ok) return reject(line, record[cols.tags] ?? '', 'invalid_tags', tags.reason);
-    if (seen[platform].has(check.key)) {
-      plan.duplicates += 1;
-      return;
-    }
-    seen[platform].add(check.key);
-    const note = (record[cols.note] ?? '').trim();
-    const badNote = noteProblem(note);
-    if (badNote !== null) return reject(line, note, 'invalid_note', badNote);
-    plan.rows.push({ line, platform, username: check.username, key: check.key, tags: tags.tags, note: note === '' ? null : note });
-  };
 
   // Runs for every record as csv-parse emits it; no record is kept once it has been read.
   // Line numbers are counted here rather than read from `info.lines`, which counts a CRLF inside a
@@ -142,11 +64,7 @@ export async function parseUsernameCsv(input: string | AsyncIterable<string | Bu
     // Blank lines (and rows of empty cells such as `,,`) are skipped but still numbered.
     if (record.every((cell) => cell.trim() === '')) return;
     try {
-      if (columns === null) {
-        columns = readHeader(record) ?? HEADERLESS;
-        if (columns !== HEADERLESS) return;
-      }
-      readRow(record, line, columns);
+      builder.add(record, line);
     } catch (error) {
       failure ??= error; // never throw through csv-parse's stack
     }
@@ -155,29 +73,10 @@ export async function parseUsernameCsv(input: string | AsyncIterable<string | Bu
   let parser: Parser | null = null;
   const fail = (error: unknown): never => {
     parser?.destroy();
-    if (error instanceof CsvError) {
-      // The raw message quotes file contents and csv-parse internals; only say where and what.
-      const what = error.code === 'CSV_QUOTE_NOT_CLOSED' ? 'a quoted value is never closed' : 'it is not valid CSV';
-      throw new PerchError('csv_malformed', `The file could not be read as CSV: ${what} (record starting at line ${nextLine}).`, {
-        errors: [{ line: nextLine, code: 'csv_malformed', message: what }],
-      });
-    }
-    throw error;
+    throw error instanceof CsvError ? csvMalformed(error, nextLine) : error;
   };
   const startParser = (delimiter: string): Parser => {
-    const created = parse({
-      bom: true,
-      delimiter,
-      // All three line ends at once (rather than csv-parse's auto-detection, which locks onto the
-      // first one it sees), so a file pasted together from several sources still splits per line.
-      record_delimiter: ['\r\n', '\n', '\r'],
-      quote: '"',
-      escape: '"',
-      relax_column_count: true,
-      // A stray quote inside an unquoted value (`O"Brien`, a note with "air quotes") is kept as text
-      // instead of failing the whole upload; an unclosed quoted value still fails.
-      relax_quotes: true,
-    });
+    const created = createParser(delimiter);
     created.on('data', onRecord);
     created.on('error', (error: unknown) => { failure ??= error; });
     followRecordLengths(created);
@@ -192,11 +91,14 @@ export async function parseUsernameCsv(input: string | AsyncIterable<string | Bu
 
   try {
     const sniffer = createDelimiterSniffer();
+    // Text given as a string is UTF-8 by construction; bytes are checked as they come.
+    const utf8 = typeof input === 'string' ? null : createUtf8Check();
     let pending: Buffer[] = []; // held until the delimiter is known
     let bytesRead = 0;
     for await (const chunk of utf8Chunks(input)) {
       bytesRead += chunk.length;
-      if (bytesRead > maxBytes) throw tooLarge();
+      if (bytesRead > maxBytes) throw importTooLarge(maxBytes);
+      if (utf8 && !utf8.feed(chunk)) throw notUtf8();
       if (parser !== null) {
         await feed(parser, [chunk]);
       } else {
@@ -209,6 +111,7 @@ export async function parseUsernameCsv(input: string | AsyncIterable<string | Bu
       }
       onProgress?.(bytesRead);
     }
+    if (utf8 && !utf8.end()) throw notUtf8();
     if (parser === null) {
       parser = startParser(sniffer.decide());
       await feed(parser, pending);
@@ -223,5 +126,5 @@ export async function parseUsernameCsv(input: string | AsyncIterable<string | Bu
   } catch (error) {
     fail(error);
   }
-  return plan;
+  return builder.plan;
 }

@@ -105,3 +105,36 @@ export function followRecordLengths(parser: Parser): void {
   api.state = following as unknown as Record<string, unknown>;
   (parser as unknown as { state: unknown }).state = following;
 }
+
+/** Number of line breaks (CRLF, LF or CR) inside a record's values, i.e. how many extra lines it spans. */
+export function breaksIn(record: readonly string[]): number {
+  let breaks = 0;
+  for (const field of record) {
+    if (field.indexOf('\n') === -1 && field.indexOf('\r') === -1) continue;
+    for (let i = 0; i < field.length; i += 1) {
+      const c = field.charCodeAt(i);
+      if (c === 0x0a || (c === 0x0d && field.charCodeAt(i + 1) !== 0x0a)) breaks += 1;
+    }
+  }
+  return breaks;
+}
+
+/**
+ * Checks bytes arriving in chunks are UTF-8 (a character may be split between chunks). csv-parse
+ * would turn invalid bytes into U+FFFD, so a Latin-1 or UTF-16 file would import mangled names.
+ */
+export function createUtf8Check(): { feed(chunk: Buffer): boolean; end(): boolean } {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const valid = (run: () => void): boolean => {
+    try {
+      run();
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return {
+    feed: (chunk) => valid(() => decoder.decode(chunk, { stream: true })),
+    end: () => valid(() => decoder.decode()),
+  };
+}

@@ -15,6 +15,13 @@ export type AccountRef =
 // `#!/` is the pre-2012 Twitter hash-bang form that still circulates in old spreadsheets.
 const X_URL = /^(?:https?:\/\/)?(?:www\.|mobile\.)?(?:x|twitter)\.com\/(?:#!\/)?@?([^/?#\s]+)/i;
 const BLUESKY_URL = /^(?:https?:\/\/)?(?:www\.)?bsky\.app\/profile\/([^/?#\s]+)/i;
+// First path segments that are pages of X itself, not profiles: x.com/home, x.com/i/lists/1,
+// x.com/search?q=…. X reserves these names, so no account can be called that.
+const X_PAGES = new Set([
+  'home', 'i', 'search', 'explore', 'notifications', 'messages', 'settings', 'compose', 'hashtag', 'intent', 'share',
+  'login', 'logout', 'signup', 'account', 'tos', 'privacy', 'about', 'download', 'jobs', 'lists', 'bookmarks',
+  'communities', 'who_to_follow', 'following', 'followers', 'topics', 'verified', 'premium', 'spaces',
+]);
 
 const X_USERNAME = /^[A-Za-z0-9_]{1,15}$/;
 // atproto handle syntax: https://atproto.com/specs/handle#handle-identifier-syntax
@@ -33,6 +40,7 @@ const REASONS = {
   reservedTld: 'Bluesky handles cannot use a reserved top-level domain (.invalid, .local, .example, …)',
   did: 'Bluesky DIDs are did:plc: followed by 24 characters a-z or 2-7, or did:web: followed by a domain name',
   empty: 'is empty',
+  xPage: (page: string) => `x.com/${page} is a page of X, not a profile; give a username or a profile address such as x.com/jack`,
 } as const;
 
 function decodePercent(value: string): string {
@@ -44,8 +52,11 @@ function decodePercent(value: string): string {
   }
 }
 
-/** Cleans one pasted value and reduces a profile URL to the name it points at. Never throws. */
-export function normalizeUsernameInput(raw: string): { value: string; platformHint: Platform | null } {
+/**
+ * Cleans one pasted value and reduces a profile URL to the name it points at. Never throws;
+ * `notProfile` says why an X address that points at a page of X itself (home, search…) is no name.
+ */
+export function normalizeUsernameInput(raw: string): { value: string; platformHint: Platform | null; notProfile?: string } {
   // Zero-width characters are removed anywhere in the value rather than reported.
   let value = String(raw).replace(ZERO_WIDTH_CHARS, '').trim();
   let platformHint: Platform | null = null;
@@ -55,6 +66,7 @@ export function normalizeUsernameInput(raw: string): { value: string; platformHi
   if (x?.[1] !== undefined) {
     value = decodePercent(x[1]);
     platformHint = 'x';
+    if (X_PAGES.has(value.toLowerCase())) return { value, platformHint, notProfile: REASONS.xPage(value.toLowerCase()) };
   } else if (bluesky?.[1] !== undefined) {
     value = decodePercent(bluesky[1]); // DIDs in URLs are often written did%3Aplc%3A…
     platformHint = 'bluesky';
@@ -110,7 +122,8 @@ export function validateUsername(platform: Platform, value: string): UsernameChe
 
 /** normalize + infer + validate in one step, for a single name given in a query string. */
 export function parseAccountRef(raw: string, explicitPlatform: Platform | null, defaultPlatform: Platform): AccountRef {
-  const { value, platformHint } = normalizeUsernameInput(raw);
+  const { value, platformHint, notProfile } = normalizeUsernameInput(raw);
+  if (notProfile !== undefined) return { ok: false, code: 'invalid_username', reason: notProfile };
   if (value === '') return { ok: false, code: 'invalid_username', reason: REASONS.empty };
   const platform = inferPlatform(value, platformHint, explicitPlatform, defaultPlatform);
   const check = validateUsername(platform, value);

@@ -1,4 +1,5 @@
 // Decodes a `data:` URL (RFC 2397) holding CSV, as accepted in the JSON form of the insert route.
+import { importTooLarge, notUtf8 } from '../domain/csv-import.ts';
 import { PerchError } from '../domain/errors.ts';
 
 const DATA_URL = /^data:([^,]*?)(;base64)?,/i;
@@ -18,10 +19,10 @@ export function decodeDataUrl(url: string, maxBytes: number): string {
       throw new PerchError('invalid_encoding', 'The data URL has invalid percent-encoding.');
     }
   }
-  if (bytes.length > maxBytes) throw new PerchError('import_too_large', `The file is larger than MAX_IMPORT_BYTES (${maxBytes} bytes).`);
+  if (bytes.length > maxBytes) throw importTooLarge(maxBytes);
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    throw new PerchError('invalid_encoding', 'The file is not UTF-8 text.');
+    throw notUtf8();
   }
 }

@@ -140,3 +140,20 @@ describe('parseAccountRef', () => {
     }
   });
 });
+
+describe('addresses of X pages that are not profiles', () => {
+  for (const raw of ['https://x.com/home', 'x.com/i/lists/123', 'https://twitter.com/search?q=perch', 'x.com/explore', 'https://x.com/Settings/account', 'x.com/hashtag/launch', 'x.com/i']) {
+    it(`${raw} is refused with the reason`, () => {
+      const ref = parseAccountRef(raw, null, 'x');
+      assert.equal(ref.ok, false);
+      assert.ok(!ref.ok && /is a page of X, not a profile/.test(ref.reason), JSON.stringify(ref));
+      assert.match(normalizeUsernameInput(raw).notProfile ?? '', /^x\.com\/[a-z]+ is a page of X/);
+    });
+  }
+
+  it('still accepts the bare names and real profiles that look alike', () => {
+    assert.deepEqual(parseAccountRef('home', null, 'x'), { ok: true, platform: 'x', username: 'home', key: 'home' });
+    assert.deepEqual(parseAccountRef('x.com/homer', null, 'x'), { ok: true, platform: 'x', username: 'homer', key: 'homer' });
+    assert.deepEqual(parseAccountRef('x.com/ii', null, 'x'), { ok: true, platform: 'x', username: 'ii', key: 'ii' });
+  });
+});

@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { importTooLarge } from '../../domain/csv-import.ts';
 import { PerchError } from '../../domain/errors.ts';
 import { commitImportOnce, planImport } from '../../services/import-accounts.ts';
 import { actorOf } from '../auth.ts';
@@ -78,7 +79,7 @@ async function* refuseTruncated(file: AsyncIterable<Buffer> & { truncated: boole
   } catch (error) {
     throw malformedMultipart(error);
   }
-  if (file.truncated) throw new PerchError('import_too_large', `The file is larger than MAX_IMPORT_BYTES (${maxBytes} bytes).`);
+  if (file.truncated) throw importTooLarge(maxBytes);
 }
 
 async function csvSource(request: FastifyRequest, maxBytes: number): Promise<{ source: string | AsyncIterable<Buffer | string>; form: string }> {
@@ -104,7 +105,7 @@ export default async function insertRoutes(app: FastifyInstance, deps: AppDeps) 
   await app.register(multipart, { limits: { fileSize: config.maxImportBytes, files: 1, fields: 10, parts: 11 } });
   app.addContentTypeParser(CSV_TYPES, (request, payload, done) => {
     const declared = Number(request.headers['content-length'] ?? 0);
-    if (declared > config.maxImportBytes) return done(new PerchError('import_too_large', `The file is larger than MAX_IMPORT_BYTES (${config.maxImportBytes} bytes).`), undefined);
+    if (declared > config.maxImportBytes) return done(importTooLarge(config.maxImportBytes), undefined);
     done(null, payload);
   });
 
