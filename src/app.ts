@@ -7,6 +7,7 @@ import { registerAuth } from './http/auth.ts';
 import type { AppDeps } from './http/deps.ts';
 import { buildClientErrorHandler, handleFrameworkError } from './http/early-errors.ts';
 import { buildErrorHandler } from './http/errors.ts';
+import { registerExpectContinue } from './http/expect-continue.ts';
 import { sharedRateLimitStore } from './http/rate-limit-store.ts';
 import { MAX_PARAM_LENGTH, registerRouteTable } from './http/route-table.ts';
 import { registerValidation } from './http/validation.ts';
@@ -54,6 +55,10 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   registerSecurityHeaders(app);
   registerAuth(app, { authenticator: deps.authenticator, throttle: deps.throttle, clock: deps.clock });
   registerIdentityEncodingOnly(app);
+  registerExpectContinue(app);
+  // Fastify reads text/plain bodies by default; every route but the insert (which takes CSV as
+  // text) speaks JSON only, so text/plain is a 415 like any other type.
+  app.removeContentTypeParser('text/plain');
   await app.register(rateLimit, {
     global: true,
     max: config.rateLimitPerMinute,

@@ -145,7 +145,8 @@ export const AccountSchema = Type.Object(
   },
 );
 
-/** Problem responses a route may give, for its OpenAPI description. */
-export function problems(...statuses: number[]): Record<number, { $ref: string }> {
-  return Object.fromEntries(statuses.map((s) => [s, Type.Ref('Problem')]));
+/** Problem responses a route may give, for its OpenAPI description: application/problem+json. */
+export function problems(...statuses: number[]) {
+  const problem = { description: ProblemSchema.description, content: { 'application/problem+json': { schema: Type.Ref('Problem') } } };
+  return Object.fromEntries(statuses.map((s) => [s, problem])) as Record<number, typeof problem>;
 }

@@ -353,7 +353,8 @@ describe('POST /api/admin/accounts/:platform/:username/refresh', () => {
     expectProblem(await refresh(test, 'jack', { headers: json, payload: 'null' }), 400, 'validation_failed');
     expectProblem(await refresh(test, 'jack', { headers: json, payload: '{' }), 400, 'invalid_json');
     expectProblem(await refresh(test, 'jack', { headers: json, payload: '{"__proto__":{"x":1}}' }), 400, 'invalid_json');
-    expectProblem(await refresh(test, 'jack', { headers: { 'content-type': 'text/plain' }, payload: 'now please' }), 400, 'validation_failed');
+    // Every JSON route refuses another content type, text/plain included.
+    expectProblem(await refresh(test, 'jack', { headers: { 'content-type': 'text/plain' }, payload: 'now please' }), 415, 'unsupported_media_type');
     expectProblem(await refresh(test, 'jack', { headers: { 'content-type': 'application/xml' }, payload: '<a/>' }), 415, 'unsupported_media_type');
   });
 

@@ -2,6 +2,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
+import type { SwaggerTransform } from '@fastify/swagger';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { importTooLarge } from '../../domain/csv-import.ts';
@@ -57,6 +58,19 @@ const JsonBody = Type.Object(
   { additionalProperties: false, examples: [{ file: 'username\njack\n@alice\nhttps://x.com/bob\n' }] },
 );
 
+const CsvFile = Type.String({ description: 'The CSV file itself (UTF-8).', contentMediaType: 'text/csv' });
+const Multipart = Type.Object({ file: CsvFile }, { description: 'One file part named `file`.' });
+
+/**
+ * The CSV and multipart forms are read by the handler as streams, not validated by Fastify, so
+ * they are added to the request body for the OpenAPI document only.
+ */
+const describeUploads: SwaggerTransform = ({ schema, url }) => {
+  const body = schema.body as { content: Record<string, unknown> };
+  const content = { ...body.content, 'text/csv': { schema: CsvFile }, 'multipart/form-data': { schema: Multipart } };
+  return { schema: { ...schema, body: { ...body, content } }, url };
+};
+
 /** Hashes what passes through, for Idempotency-Key, without holding the upload in memory. */
 async function* hashing(source: AsyncIterable<Buffer | string>, hash: Hash): AsyncIterable<Buffer | string> {
   for await (const chunk of source) {
@@ -103,6 +117,10 @@ export default async function insertRoutes(app: FastifyInstance, deps: AppDeps) 
   const { config } = deps;
   // multipart and raw CSV are accepted here only; every other route answers them with 415.
   await app.register(multipart, { limits: { fileSize: config.maxImportBytes, files: 1, fields: 10, parts: 11 } });
+  // The JSON form past its body limit is the same refusal as an oversized file in any other form.
+  app.setErrorHandler((error) => {
+    throw (error as { code?: unknown }).code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? importTooLarge(config.maxImportBytes) : error;
+  });
   app.addContentTypeParser(CSV_TYPES, (request, payload, done) => {
     const declared = Number(request.headers['content-length'] ?? 0);
     if (declared > config.maxImportBytes) return done(importTooLarge(config.maxImportBytes), undefined);
@@ -110,7 +128,7 @@ export default async function insertRoutes(app: FastifyInstance, deps: AppDeps) 
   });
 
   app.post('/api/admin/insert', {
-    config: { access: 'admin' },
+    config: { access: 'admin', swaggerTransform: describeUploads },
     // A data URL grows the file by a third, and JSON escaping a little more.
     bodyLimit: Math.ceil(config.maxImportBytes * 1.4) + 65_536,
     schema: {
