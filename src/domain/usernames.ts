@@ -43,6 +43,11 @@ const REASONS = {
   xPage: (page: string) => `x.com/${page} is a page of X, not a profile; give a username or a profile address such as x.com/jack`,
 } as const;
 
+/** The first path segment of an x.com address that is a page of X itself (home, search, i…), not a profile. */
+export function isXPage(segment: string): boolean {
+  return X_PAGES.has(segment.toLowerCase());
+}
+
 function decodePercent(value: string): string {
   if (!value.includes('%')) return value;
   try {
@@ -66,7 +71,7 @@ export function normalizeUsernameInput(raw: string): { value: string; platformHi
   if (x?.[1] !== undefined) {
     value = decodePercent(x[1]);
     platformHint = 'x';
-    if (X_PAGES.has(value.toLowerCase())) return { value, platformHint, notProfile: REASONS.xPage(value.toLowerCase()) };
+    if (isXPage(value)) return { value, platformHint, notProfile: REASONS.xPage(value.toLowerCase()) };
   } else if (bluesky?.[1] !== undefined) {
     value = decodePercent(bluesky[1]); // DIDs in URLs are often written did%3Aplc%3A…
     platformHint = 'bluesky';

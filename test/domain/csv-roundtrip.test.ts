@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { parseUsernameCsv } from '../../src/domain/csv-import.ts';
+import { isXPage } from '../../src/domain/usernames.ts';
 
 type Entry = { platform: 'x' | 'bluesky'; name: string; decorated: string; platformCell: string; note: string };
 
@@ -23,7 +24,8 @@ const xEntry = fc.record({
   suffix: fc.constantFrom('', '/', '/status/123', '?s=20'),
   platformCell: fc.constantFrom('', 'x', 'X', 'twitter'),
   note,
-}).map(({ name, prefix, suffix, platformCell, note }): Entry => ({
+// x.com/home, x.com/i… are pages of X, rightly refused as addresses of a profile.
+}).filter(({ name, prefix }) => !(prefix.includes('/') && isXPage(name))).map(({ name, prefix, suffix, platformCell, note }): Entry => ({
   platform: 'x', name, note, platformCell,
   decorated: prefix.includes('/') ? `${prefix}${name}${suffix}` : `${prefix}${name}`,
 }));
