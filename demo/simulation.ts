@@ -1,7 +1,7 @@
 // The demo's simulated platforms: the local X and Bluesky servers seeded with a few hundred
 // accounts whose followers, posts and names change while the demo runs. No network, no keys.
-import { startFakeBluesky, type FakeBluesky } from '../test/fakes/bluesky-server.ts';
-import { startFakeX, type FakeX } from '../test/fakes/x-server.ts';
+import { startFakeBluesky, type FakeBluesky } from '../src/simulators/bluesky-server.ts';
+import { startFakeX, type FakeX } from '../src/simulators/x-server.ts';
 
 export const DEMO_X_TOKEN = 'demo-x-token';
 

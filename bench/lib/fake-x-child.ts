@@ -1,6 +1,6 @@
 // The local X server in its own process for the tracker benches, driven over IPC: it holds the
 // users, adds posts between rounds, sets rate limits, and reports what it received.
-import { startFakeX } from '../../test/fakes/x-server.ts';
+import { startFakeX } from '../../src/simulators/x-server.ts';
 
 export type FakeXCommand =
   | { type: 'post'; fraction: number }
@@ -40,7 +40,7 @@ const limits = { lookups: null as { limit: number; windowMs: number } | null, tw
 
 /**
  * The windows the server opened for one endpoint, rebuilt from its request log with the rule of
- * test/fakes/fake-kit.ts (RateWindows): a window opens at the first request at or after the last
+ * src/simulators/fake-kit.ts (RateWindows): a window opens at the first request at or after the last
  * reset, and resets on the whole second after `windowMs`.
  */
 function windowsOf(matches: (path: string) => boolean, windowMs: number | undefined): FakeXWindow[] {

@@ -13,7 +13,7 @@ import { trackerSettings } from '../../src/tracker/create-tracker.ts';
 import { RateGate } from '../../src/tracker/rate-gate.ts';
 import { Tracker } from '../../src/tracker/tracker.ts';
 import { systemTrackerClock } from '../../src/tracker/tracker-clock.ts';
-import { startFakeX } from '../fakes/x-server.ts';
+import { startFakeX } from '../../src/simulators/x-server.ts';
 import { startWorker } from '../helpers/server-process.ts';
 import { freshStoreUrl } from '../helpers/store-url.ts';
 import { X_TOKEN } from '../helpers/tracker.ts';

@@ -13,8 +13,8 @@ import { openStore, type Store } from '../../src/storage/store.ts';
 import { trackerSettings } from '../../src/tracker/create-tracker.ts';
 import { Tracker, type TrackerOptions } from '../../src/tracker/tracker.ts';
 import type { TrackerClock } from '../../src/tracker/tracker-clock.ts';
-import { startFakeBluesky, type FakeBluesky } from '../fakes/bluesky-server.ts';
-import { startFakeX, type FakeX, type FakeXOptions } from '../fakes/x-server.ts';
+import { startFakeBluesky, type FakeBluesky } from '../../src/simulators/bluesky-server.ts';
+import { startFakeX, type FakeX, type FakeXOptions } from '../../src/simulators/x-server.ts';
 import { freshStoreUrl } from './store-url.ts';
 
 export const X_TOKEN = 'test-x-token';

@@ -2,8 +2,8 @@
 // the tracker (and warns when X accounts have no credentials), /metrics counts the work.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startFakeBluesky } from '../fakes/bluesky-server.ts';
-import { startFakeX } from '../fakes/x-server.ts';
+import { startFakeBluesky } from '../../src/simulators/bluesky-server.ts';
+import { startFakeX } from '../../src/simulators/x-server.ts';
 import { ADMIN_KEY, build } from '../helpers/app.ts';
 import { X_TOKEN } from '../helpers/tracker.ts';
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import { createBlueskyClient } from '../../src/platforms/bluesky.ts';
 import { PlatformError, type LookupOutcome, type PlatformUser } from '../../src/platforms/types.ts';
-import { startFakeBluesky, type FakeBlueskyOptions } from '../fakes/bluesky-server.ts';
+import { startFakeBluesky, type FakeBlueskyOptions } from '../../src/simulators/bluesky-server.ts';
 
 const START = Date.parse('2025-06-01T12:00:00.000Z');
 

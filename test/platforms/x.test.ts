@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import { createXClient, type XClientOptions } from '../../src/platforms/x.ts';
 import { PlatformError, type LookupOutcome, type PlatformUser } from '../../src/platforms/types.ts';
-import { startFakeX, type FakeXOptions } from '../fakes/x-server.ts';
+import { startFakeX, type FakeXOptions } from '../../src/simulators/x-server.ts';
 
 const START = Date.parse('2025-03-01T12:00:00.000Z');
 

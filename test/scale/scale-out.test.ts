@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { openStore } from '../../src/storage/store.ts';
-import { startFakeX } from '../fakes/x-server.ts';
+import { startFakeX } from '../../src/simulators/x-server.ts';
 import { ADMIN_KEY } from '../helpers/app.ts';
 import { startApi, startWorker, type ServerProcess } from '../helpers/server-process.ts';
 import { dialectName, freshStoreUrl } from '../helpers/store-url.ts';
