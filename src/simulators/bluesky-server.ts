@@ -1,11 +1,12 @@
-// A local Bluesky AppView over real HTTP: getProfiles, getProfile and getAuthorFeed in the XRPC
+// A local Bluesky AppView over real HTTP: getProfiles, getProfile, getAuthorFeed and getPosts in the XRPC
 // wire format of the lexicons (lexicons/app/bsky/{actor,feed}), with atproto's ratelimit-*
 // headers, scripted faults and a request log. The world it serves is scripted through BlueskyWorld.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { feedFilter, postView, profileViewBasic, profileViewDetailed } from './bluesky-views.ts';
 import { BlueskyWorld, firstOlder, type BlueskyPost, type BlueskyUser, type FeedEntry } from './bluesky-world.ts';
 import { applyFault, Faults, listen, RateWindows, realClock, sendJson, type FakeClock, type Listening, type LoggedRequest } from './fake-kit.ts';
 
-export type BlueskyEndpoint = 'getProfiles' | 'getProfile' | 'getAuthorFeed';
+export type BlueskyEndpoint = 'getProfiles' | 'getProfile' | 'getAuthorFeed' | 'getPosts';
 
 export interface FakeBlueskyOptions {
   clock?: FakeClock;
@@ -17,11 +18,14 @@ const PATHS: Record<string, BlueskyEndpoint> = {
   '/xrpc/app.bsky.actor.getProfiles': 'getProfiles',
   '/xrpc/app.bsky.actor.getProfile': 'getProfile',
   '/xrpc/app.bsky.feed.getAuthorFeed': 'getAuthorFeed',
+  '/xrpc/app.bsky.feed.getPosts': 'getPosts',
 };
 
 // at-identifier: a handle (https://atproto.com/specs/handle) or a DID (https://atproto.com/specs/did).
 const HANDLE = /^([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$/;
 const DID = /^did:[a-z]+:[a-zA-Z0-9._:%-]*[a-zA-Z0-9._-]$/;
+// at-uri as getPosts' `uris` takes it: at://<did or handle>/<collection>/<rkey> (https://atproto.com/specs/at-uri-scheme).
+const AT_URI = /^at:\/\/[^/\s]+(\/[a-zA-Z0-9.-]+(\/[^/\s]+)?)?$/;
 
 type Answer = { status: number; body: unknown };
 
@@ -117,6 +121,7 @@ export class FakeBluesky extends BlueskyWorld {
 
   private answer(endpoint: BlueskyEndpoint, params: URLSearchParams): Answer {
     if (endpoint === 'getProfiles') return this.getProfiles(params.getAll('actors'));
+    if (endpoint === 'getPosts') return this.getPosts(params.getAll('uris'));
     const actor = params.get('actor');
     if (actor === null) return xrpcError(400, 'Params must have the property "actor"');
     if (!HANDLE.test(actor) && !DID.test(actor)) return xrpcError(400, 'Params/actor must be a valid did or a handle');
@@ -141,6 +146,24 @@ export class FakeBluesky extends BlueskyWorld {
       if (user && user.status === 'active') profiles.set(user.did, profileViewDetailed(user));
     }
     return { status: 200, body: { profiles: [...profiles.values()] } };
+  }
+
+  /**
+   * Post views in the order asked, leaving out, without a word, every post it cannot show (deleted,
+   * or its author taken down or deactivated): packages/bsky/src/api/app/bsky/feed/getPosts.ts.
+   */
+  private getPosts(uris: string[]): Answer {
+    if (uris.length === 0) return xrpcError(400, 'Params must have the property "uris"');
+    if (uris.length > 25) return xrpcError(400, 'Params/uris must not have more than 25 elements');
+    const bad = uris.findIndex((uri) => !AT_URI.test(uri));
+    if (bad >= 0) return xrpcError(400, `Params/uris/${bad} must be a valid at-uri`);
+    const posts = new Map<string, unknown>();
+    for (const uri of uris) {
+      const post = this.post(uri);
+      const author = post ? this.users.get(post.did) : undefined;
+      if (post && author?.status === 'active') posts.set(uri, postView(post, author));
+    }
+    return { status: 200, body: { posts: [...posts.values()] } };
   }
 
   /** Says why a profile cannot be shown (packages/bsky/src/api/app/bsky/actor/getProfile.ts). */
@@ -204,74 +227,6 @@ export class FakeBluesky extends BlueskyWorld {
     if (entry.repost) view.reason = { $type: 'app.bsky.feed.defs#reasonRepost', by: profileViewBasic(owner), ...entry.repost };
     return view;
   }
-}
-
-/** getAuthorFeed's `filter` (packages/bsky/src/api/app/bsky/feed/getAuthorFeed.ts); unknown values act as the default. */
-function feedFilter(filter: string | null, world: BlueskyWorld): (entry: FeedEntry, post: BlueskyPost) => boolean {
-  switch (filter) {
-    case 'posts_no_replies':
-      return (entry, post) => entry.repost !== null || post.replyParent === null;
-    case 'posts_and_author_threads':
-      return (entry, post) => entry.repost !== null || world.isSelfThread(post);
-    case 'posts_with_media':
-    case 'posts_with_video':
-      return () => false; // this world has no media
-    default:
-      return () => true;
-  }
-}
-
-/** app.bsky.actor.defs#profileViewBasic */
-function profileViewBasic(user: BlueskyUser): Record<string, unknown> {
-  return {
-    did: user.did,
-    handle: user.handle,
-    ...(user.displayName !== null && { displayName: user.displayName }),
-    ...(user.avatar !== null && { avatar: user.avatar }),
-    associated: { lists: 0, feedgens: 0, starterPacks: 0, labeler: false },
-    viewer: { muted: false, blockedBy: false },
-    labels: user.labels.map((val) => ({ src: 'did:plc:ar7c4by46qjdydhdevvrndac', uri: user.did, val, cts: user.createdAt })),
-    createdAt: user.createdAt,
-    ...(user.verified !== null && { verification: { verifications: [], verifiedStatus: user.verified ? 'valid' : 'none', trustedVerifierStatus: 'none' } }),
-  };
-}
-
-/** app.bsky.actor.defs#profileViewDetailed */
-function profileViewDetailed(user: BlueskyUser): Record<string, unknown> {
-  return {
-    ...profileViewBasic(user),
-    ...(user.description !== null && { description: user.description }),
-    ...(user.website !== null && { website: user.website }),
-    followersCount: user.followers,
-    followsCount: user.follows,
-    postsCount: user.posts,
-    indexedAt: user.createdAt,
-  };
-}
-
-/** app.bsky.feed.defs#postView with its app.bsky.feed.post record. */
-function postView(post: BlueskyPost, author: BlueskyUser): Record<string, unknown> {
-  const record: Record<string, unknown> = { $type: 'app.bsky.feed.post', text: post.text, createdAt: post.createdAt };
-  if (post.langs) record.langs = post.langs;
-  if (post.facets.length > 0) record.facets = post.facets;
-  if (post.replyParent !== null) {
-    const ref = (uri: string) => ({ uri, cid: `bafyrei${'a'.repeat(52)}` });
-    record.reply = { root: ref(post.replyRoot ?? post.replyParent), parent: ref(post.replyParent) };
-  }
-  return {
-    uri: post.uri,
-    cid: post.cid,
-    author: profileViewBasic(author),
-    record,
-    bookmarkCount: 0,
-    replyCount: post.replies,
-    repostCount: post.reposts,
-    likeCount: post.likes,
-    quoteCount: post.quotes,
-    indexedAt: post.indexedAt,
-    viewer: {},
-    labels: [],
-  };
 }
 
 /** Starts a fake AppView on a random local port. */

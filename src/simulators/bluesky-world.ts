@@ -1,106 +1,11 @@
 // The scriptable state behind the fake Bluesky AppView: accounts, handles, posts and author feeds,
 // kept in Maps (and sorted feeds with keyset cursors) so answering a request is a lookup.
-import { createHash } from 'node:crypto';
 import type { FakeClock } from './fake-kit.ts';
+import { BASE32_SORT, base32, cidOf, digest, firstOlder } from './bluesky-ids.ts';
+import type { BlueskyPost, BlueskyUser, FeedEntry, NewPost, NewUser, PostPatch, UserPatch } from './bluesky-types.ts';
 
-export interface NewUser {
-  /** did:plc: + 24 base32 characters when not given. */
-  did?: string;
-  handle: string;
-  displayName?: string;
-  description?: string;
-  avatar?: string;
-  website?: string;
-  followers?: number;
-  follows?: number;
-  /** Starting postsCount; every addPost adds one. */
-  posts?: number;
-  createdAt?: string;
-  /** true/false gives a verification state (`valid`/`none`); absent gives none at all. */
-  verified?: boolean;
-}
-
-export type UserPatch = Partial<Pick<BlueskyUser, 'displayName' | 'description' | 'avatar' | 'website' | 'followers' | 'follows' | 'posts' | 'verified'>>;
-
-export interface BlueskyUser {
-  did: string;
-  handle: string;
-  displayName: string | null;
-  description: string | null;
-  avatar: string | null;
-  website: string | null;
-  followers: number;
-  follows: number;
-  posts: number;
-  createdAt: string;
-  verified: boolean | null;
-  status: 'active' | 'takendown' | 'deactivated';
-  /** Account labels, e.g. `!takedown` set by a moderation service. */
-  labels: string[];
-  /** The pinned post's uri (shown first by getAuthorFeed with includePins=true). */
-  pinned: string | null;
-}
-
-export interface NewPost {
-  text: string;
-  createdAt?: string;
-  likes?: number;
-  reposts?: number;
-  replies?: number;
-  quotes?: number;
-  /** Hashtags without `#`; each gets a tag facet over `#tag` in the text (appended when absent). */
-  tags?: string[];
-  /** Handles; each gets a mention facet over `@handle` in the text (appended when absent). */
-  mentions?: string[];
-  /** URLs; each gets a link facet over the URL in the text (appended when absent). */
-  links?: string[];
-  /** A repost by the user of a new post written by `repostOf` (a did), or by a stock stranger. */
-  isRepost?: boolean;
-  repostOf?: string;
-  /** A reply to `replyTo` (a post uri), or to a stranger's post that does not exist here. */
-  isReply?: boolean;
-  replyTo?: string;
-  langs?: string[];
-}
-
-export interface BlueskyPost {
-  uri: string;
-  cid: string;
-  rkey: string;
-  did: string;
-  text: string;
-  createdAt: string;
-  indexedAt: string;
-  likes: number;
-  reposts: number;
-  replies: number;
-  quotes: number;
-  langs: string[] | null;
-  facets: unknown[];
-  replyParent: string | null;
-  replyRoot: string | null;
-}
-
-/** One line of an author feed: the user's own post, or a repost of someone's. */
-export interface FeedEntry {
-  sortAt: number;
-  seq: number;
-  postUri: string;
-  repost: { uri: string; cid: string; indexedAt: string } | null;
-}
-
-const BASE32_SORT = '234567abcdefghijklmnopqrstuvwxyz';
-const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
-
-function base32(bytes: Uint8Array, length: number): string {
-  let out = '';
-  for (let i = 0; out.length < length; i += 1) out += BASE32[(bytes[i % bytes.length] ?? 0) % 32];
-  return out;
-}
-
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest();
-}
+export type { BlueskyPost, BlueskyUser, FeedEntry, NewPost, NewUser, PostPatch, UserPatch } from './bluesky-types.ts';
+export { firstOlder } from './bluesky-ids.ts';
 
 export class BlueskyWorld {
   protected readonly users = new Map<string, BlueskyUser>();
@@ -249,6 +154,23 @@ export class BlueskyWorld {
     return this.posts.get(uri) ?? null;
   }
 
+  /** Changes a published post's counts (likes gathered after it was first read). */
+  updatePost(uri: string, patch: PostPatch): BlueskyPost {
+    const post = this.posts.get(uri);
+    if (!post) throw new Error(`no post ${uri}`);
+    return Object.assign(post, patch);
+  }
+
+  /** The author deletes a post: it leaves every feed and getPosts, and postsCount drops. */
+  deletePost(uri: string): void {
+    const post = this.posts.get(uri);
+    if (!post) throw new Error(`no post ${uri}`);
+    this.posts.delete(uri);
+    for (const [did, feed] of this.feeds) this.feeds.set(did, feed.filter((entry) => entry.postUri !== uri));
+    const author = this.users.get(post.did);
+    if (author) author.posts = Math.max(0, author.posts - 1);
+  }
+
   /** True when every post up the reply chain is the author's own and present (a self-thread). */
   isSelfThread(post: BlueskyPost): boolean {
     let current: BlueskyPost | undefined = post;
@@ -311,22 +233,4 @@ export class BlueskyWorld {
     for (const uri of input.links ?? []) add(uri, { $type: 'app.bsky.richtext.facet#link', uri });
     return { text, facets };
   }
-}
-
-function cidOf(uri: string): string {
-  return `bafyrei${base32(digest(uri), 52)}`;
-}
-
-/** Index of the first entry older than (sortAt, seq) in a newest-first feed: a binary search. */
-export function firstOlder(feed: readonly FeedEntry[], sortAt: number, seq: number): number {
-  let low = 0;
-  let high = feed.length;
-  while (low < high) {
-    const mid = (low + high) >> 1;
-    const entry = feed[mid] as FeedEntry;
-    const older = entry.sortAt < sortAt || (entry.sortAt === sortAt && entry.seq < seq);
-    if (older) high = mid;
-    else low = mid + 1;
-  }
-  return low;
 }

@@ -1,14 +1,15 @@
 // A local X API v2 over real HTTP for tests, the demo and benchmarks: `GET /2/users/by`,
-// `GET /2/users` and `GET /2/users/:id/tweets` in X's wire format (https://api.x.com/2/openapi.json),
+// `GET /2/users`, `GET /2/users/:id/tweets` and `GET /2/tweets` in X's wire format (https://api.x.com/2/openapi.json),
 // with bearer auth, per-endpoint rate limits, scripted faults and a request log.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { applyFault, Faults, listen, RateWindows, realClock, sendJson, type FakeClock, type LoggedRequest } from './fake-kit.ts';
-import { fieldSet, ID_PATTERN, lookupBody, readPageToken, timelineBody, USERNAME_PATTERN, XWorld, type FakeXPost, type FakeXUser, type NewXPost, type NewXUser, type XUserPatch } from './x-world.ts';
+import { fieldSet, lookupBody, readPageToken, timelineBody, tweetsBody } from './x-render.ts';
+import { ID_PATTERN, USERNAME_PATTERN, XWorld, type FakeXPost, type FakeXUser, type NewXPost, type NewXUser, type XPostPatch, type XUserPatch } from './x-world.ts';
 
-export type { FakeXPost, FakeXUser, NewXPost, NewXUser, XUserPatch } from './x-world.ts';
+export type { FakeXPost, FakeXUser, NewXPost, NewXUser, XPostPatch, XUserPatch } from './x-world.ts';
 
-/** The rate-limited endpoints: `/2/users/by`, `/2/users`, `/2/users/:id/tweets`. */
-export type XEndpoint = 'users_by' | 'users' | 'tweets';
+/** The rate-limited endpoints: `/2/users/by`, `/2/users`, `/2/users/:id/tweets`, `/2/tweets`. */
+export type XEndpoint = 'users_by' | 'users' | 'tweets' | 'tweets_by_ids';
 
 export interface FakeXOptions {
   clock?: FakeClock;
@@ -49,6 +50,10 @@ export interface FakeX {
   remove(id: string): void;
   /** Appends a post (newest so far) and bumps the author's post count. */
   addPost(userId: string, input: NewXPost): FakeXPost;
+  /** Changes a published post's counts (likes gathered after it was first read). */
+  updatePost(id: string, patch: XPostPatch): FakeXPost;
+  /** Deletes a post: gone from the timeline and from `GET /2/tweets`. */
+  deletePost(id: string): void;
 }
 
 // Bodies as X sends them (observed responses; X answers these with its generic problem shape).
@@ -56,6 +61,7 @@ const UNAUTHORIZED = { title: 'Unauthorized', type: 'about:blank', status: 401, 
 const TOO_MANY_REQUESTS = { title: 'Too Many Requests', detail: 'Too Many Requests', type: 'about:blank', status: 429 };
 const NOT_FOUND = { title: 'Not Found Error', type: 'about:blank', status: 404, detail: 'Not Found' };
 const PROBLEM = { 'content-type': 'application/problem+json' };
+const ENDPOINTS: Readonly<Record<string, XEndpoint>> = { '/2/users/by': 'users_by', '/2/users': 'users', '/2/tweets': 'tweets_by_ids' };
 
 export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
   const clock = options.clock ?? realClock;
@@ -79,7 +85,7 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
       return status;
     };
     const timeline = /^\/2\/users\/([^/]+)\/tweets$/.exec(url.pathname);
-    const endpoint: XEndpoint | null = url.pathname === '/2/users/by' ? 'users_by' : url.pathname === '/2/users' ? 'users' : timeline ? 'tweets' : null;
+    const endpoint: XEndpoint | null = ENDPOINTS[url.pathname] ?? (timeline ? 'tweets' : null);
     if (req.method !== 'GET' || endpoint === null) return send(404, NOT_FOUND, PROBLEM);
     if (req.headers.authorization !== bearer) return send(401, UNAUTHORIZED, PROBLEM);
 
@@ -100,6 +106,7 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
     const invalid = badParameters(endpoint, url.searchParams, pathId);
     if (invalid !== null) return send(400, invalid, { ...headers, ...PROBLEM });
     if (endpoint === 'tweets') return send(200, timelineBody(world, pathId ?? '', url.searchParams), headers);
+    if (endpoint === 'tweets_by_ids') return send(200, tweetsBody(world, url.searchParams), headers);
     return send(200, lookupBody(world, endpoint, url.searchParams, fake.usePostCountField, countLookup), headers);
   }
 
@@ -137,6 +144,8 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
     suspend: (id) => world.suspend(id),
     remove: (id) => world.remove(id),
     addPost: (userId, input) => world.addPost(userId, input),
+    updatePost: (id, patch) => world.updatePost(id, patch),
+    deletePost: (id) => world.deletePost(id),
   };
   return fake;
 }
@@ -148,6 +157,7 @@ const TWEET_FIELDS = 'article,attachments,author_id,card_uri,community_id,contex
 const ALLOWED: Record<XEndpoint, string[]> = {
   users_by: ['usernames', 'expansions', 'tweet.fields', 'user.fields'],
   users: ['ids', 'expansions', 'tweet.fields', 'user.fields'],
+  tweets_by_ids: ['ids', 'expansions', 'tweet.fields', 'user.fields', 'media.fields', 'place.fields', 'poll.fields'],
   tweets: ['since_id', 'until_id', 'max_results', 'pagination_token', 'exclude', 'start_time', 'end_time', 'expansions', 'tweet.fields', 'user.fields', 'media.fields', 'place.fields', 'poll.fields'],
 };
 
@@ -179,6 +189,7 @@ function badParameters(endpoint: XEndpoint, query: URLSearchParams, pathId: stri
     const token = query.get('pagination_token');
     if (token !== null && readPageToken(token) === null) error('pagination_token', token, `The \`pagination_token\` query parameter value [${token}] is not valid`);
   } else {
+    // `/2/tweets` takes `ids` as `/2/users` does: 1 to 100 numeric ids.
     const name = endpoint === 'users_by' ? 'usernames' : 'ids';
     const pattern = endpoint === 'users_by' ? USERNAME_PATTERN : ID_PATTERN;
     const raw = query.get(name) ?? '';
