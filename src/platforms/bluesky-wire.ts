@@ -1,7 +1,9 @@
 // Reading Bluesky AppView payloads (profileViewDetailed, feedViewPost, XRPC errors, ratelimit-*
 // headers) into perch's platform shapes. Every field is checked: the wire is not trusted.
 // Lexicons: https://github.com/bluesky-social/atproto/tree/main/lexicons/app/bsky
+import { facetEntities } from './bluesky-facets.ts';
 import type { PlatformPost, PlatformUser, RateLimitInfo } from './types.ts';
+import { webUrlOrNull } from './web-url.ts';
 
 type Json = Record<string, unknown>;
 
@@ -101,8 +103,8 @@ export function toPlatformUser(profile: ProfileView): PlatformUser {
       description: text(raw.description),
       location: null,
       // profileViewDetailed has no url field of its own; `website` is the newer optional one.
-      url: text(raw.website),
-      profileImageUrl: text(raw.avatar),
+      url: webUrlOrNull(text(raw.website)),
+      profileImageUrl: webUrlOrNull(text(raw.avatar)),
       verified: verification ? verification.verifiedStatus === 'valid' : null,
       // Bluesky has no protected (followers-only) accounts: every post is public.
       protected: false,
@@ -131,11 +133,16 @@ const POST_RECORD = 'app.bsky.feed.post';
  * pinned copy, another record type, a post without text or date).
  */
 export function toPlatformPost(item: unknown): PlatformPost | null {
-  if (!isRecord(item) || !isRecord(item.post)) return null;
+  if (!isRecord(item)) return null;
   const reason = isRecord(item.reason) ? item.reason.$type : undefined;
   // With includePins the pinned post comes first, flagged reasonPin, and again in its place.
   if (reason === REASON_PIN) return null;
-  const post = item.post;
+  return fromPostView(item.post, reason === REASON_REPOST);
+}
+
+/** One app.bsky.feed.defs#postView (a feed item's `post`, or an item of getPosts) as a PlatformPost. */
+export function fromPostView(post: unknown, isRepost: boolean): PlatformPost | null {
+  if (!isRecord(post)) return null;
   const uri = text(post.uri);
   const record = post.record;
   if (uri === null || !uri.startsWith('at://') || !isRecord(record)) return null;
@@ -149,15 +156,37 @@ export function toPlatformPost(item: unknown): PlatformPost | null {
     createdAt,
     text: record.text,
     lang: typeof langs[0] === 'string' ? langs[0] : null,
-    isRepost: reason === REASON_REPOST,
+    isRepost,
     isReply: isRecord(record.reply),
-    url: webUrl(uri, isRecord(post.author) ? text(post.author.handle) : null),
+    url: webUrlOrNull(webUrl(uri, isRecord(post.author) ? text(post.author.handle) : null)),
     likes: count(post.likeCount),
     reposts: count(post.repostCount),
     replies: count(post.replyCount),
     quotes: count(post.quoteCount),
     ...facetEntities(record.text, record.facets),
   };
+}
+
+/** `{ posts: [...] }` of app.bsky.feed.getPosts (raw postViews); null when the body is not that shape. */
+export function parsePostViews(json: unknown): unknown[] | null {
+  return isRecord(json) && Array.isArray(json.posts) ? json.posts : null;
+}
+
+/** The `uri` of a postView, or null. */
+export function postViewUri(post: unknown): string | null {
+  return isRecord(post) ? text(post.uri) : null;
+}
+
+// Moderation labels on a post that mean the AppView withholds it from viewers.
+const HIDING_POST_LABELS = new Set(['!takedown', '!hide', '!suspend']);
+
+/** The hiding label on a postView, if any (a `neg: true` label retracts one). */
+export function hidingPostLabel(post: unknown): string | null {
+  if (!isRecord(post) || !Array.isArray(post.labels)) return null;
+  for (const label of post.labels) {
+    if (isRecord(label) && typeof label.val === 'string' && HIDING_POST_LABELS.has(label.val) && label.neg !== true) return label.val;
+  }
+  return null;
 }
 
 /** `https://bsky.app/profile/<handle>/post/<rkey>`; the DID stands in for a handle that failed verification. */
@@ -167,54 +196,4 @@ function webUrl(uri: string, handle: string | null): string | null {
   const [, repo, rkey] = match;
   const who = handle !== null && handle !== 'handle.invalid' ? handle : repo;
   return `https://bsky.app/profile/${who}/post/${rkey}`;
-}
-
-/**
- * Hashtags, mentions and link domains from app.bsky.richtext.facet. A mention facet carries
- * only a DID, so the handle is read from the text it covers; `byteStart`/`byteEnd` index the
- * UTF-8 bytes of the text, not its UTF-16 code units (lexicons/app/bsky/richtext/facet.json).
- */
-function facetEntities(postText: string, facets: unknown): Pick<PlatformPost, 'hashtags' | 'mentions' | 'domains'> {
-  const found = { hashtags: [] as string[], mentions: [] as string[], domains: [] as string[] };
-  if (!Array.isArray(facets)) return found;
-  let bytes: Buffer | null = null;
-  for (const facet of facets) {
-    if (!isRecord(facet) || !Array.isArray(facet.features)) continue;
-    for (const feature of facet.features) {
-      if (!isRecord(feature)) continue;
-      if (feature.$type === 'app.bsky.richtext.facet#tag') {
-        const tag = text(feature.tag);
-        if (tag !== null) found.hashtags.push(tag.replace(/^#/, ''));
-      } else if (feature.$type === 'app.bsky.richtext.facet#link') {
-        const domain = domainOf(feature.uri);
-        if (domain !== null) found.domains.push(domain);
-      } else if (feature.$type === 'app.bsky.richtext.facet#mention') {
-        bytes ??= Buffer.from(postText, 'utf8');
-        const handle = mentionedHandle(bytes, facet.index);
-        if (handle !== null) found.mentions.push(handle);
-      }
-    }
-  }
-  return found;
-}
-
-function mentionedHandle(bytes: Buffer, index: unknown): string | null {
-  if (!isRecord(index)) return null;
-  const { byteStart, byteEnd } = index;
-  if (!Number.isSafeInteger(byteStart) || !Number.isSafeInteger(byteEnd)) return null;
-  const start = byteStart as number;
-  const end = byteEnd as number;
-  if (start < 0 || end <= start || end > bytes.length) return null;
-  const handle = bytes.subarray(start, end).toString('utf8').trim().replace(/^@/, '');
-  return /^[^\s@]+$/.test(handle) ? handle : null;
-}
-
-function domainOf(uri: unknown): string | null {
-  if (typeof uri !== 'string') return null;
-  try {
-    const host = new URL(uri).hostname.toLowerCase();
-    return host === '' ? null : host.replace(/^www\./, '');
-  } catch {
-    return null;
-  }
 }

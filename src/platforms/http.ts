@@ -1,6 +1,6 @@
 // One HTTP GET as every platform client needs it: a timeout, a cap on the body's size, JSON out.
 // Transport failures become PlatformError('unavailable'); what the status means is the caller's call.
-import { PlatformError } from './types.ts';
+import { PlatformError, type RateLimitInfo, type RequestPacer } from './types.ts';
 
 export interface HttpOptions {
   headers?: Record<string, string>;
@@ -75,6 +75,32 @@ async function fetchJson(url: string, options: HttpOptions, signal: AbortSignal)
     }
   }
   return { status: response.status, headers: response.headers, json, invalidJson };
+}
+
+/** What one response says about its rate-limit window, and for a 429 when to try again (epoch ms). */
+export interface WindowNews {
+  rateLimit: RateLimitInfo | null;
+  retryAt: number | null;
+}
+
+/**
+ * getJson behind the caller's pacer: asks it before the request and tells it after (with nothing
+ * learnt when the transport failed), so each request of a call passes the rate gate on its own.
+ * Without a pacer it is getJson.
+ */
+export async function pacedGetJson(url: string, options: HttpOptions, pacer: RequestPacer | undefined, readWindow: (response: HttpResponse) => WindowNews): Promise<HttpResponse> {
+  if (pacer === undefined) return getJson(url, options);
+  if (!(await pacer.before())) throw new PlatformError('rate_limited', 'no room left in the rate-limit window for this request');
+  let response: HttpResponse;
+  try {
+    response = await getJson(url, options);
+  } catch (error) {
+    await pacer.after(null, null);
+    throw error;
+  }
+  const news = readWindow(response);
+  await pacer.after(news.rateLimit, news.retryAt);
+  return response;
 }
 
 function transportError(error: unknown, callerSignal: AbortSignal | undefined): PlatformError | unknown {

@@ -54,13 +54,43 @@ export interface CallResult<T> {
   reads: number;
 }
 
+/**
+ * What a post lookup found for one requested id. `deleted`: the platform says the post does not
+ * exist (any more); `hidden`: it exists but is withheld (a protected author, a moderation label);
+ * `unknown`: a per-item error the client could not classify (the post keeps its numbers).
+ */
+export type PostLookupOutcome =
+  | { kind: 'found'; post: PlatformPost }
+  | { kind: 'deleted'; reason: string }
+  | { kind: 'hidden'; reason: string }
+  | { kind: 'unknown'; reason: string };
+
 /** The rate-limited operations; each has its own window on the platform. */
-export type Endpoint = 'lookup_by_name' | 'lookup_by_id' | 'posts';
+export type Endpoint = 'lookup_by_name' | 'lookup_by_id' | 'posts' | 'post_lookup';
+
+/**
+ * Meters every HTTP request a call sends (the tracker passes its rate gate): a call that sends
+ * several (X's 400 splitting, Bluesky's per-actor fallbacks, timeline and feed pages, post lookups
+ * of more than one batch) asks before each one and reports after each one.
+ */
+export interface RequestPacer {
+  /** Resolves false when no request may go now: the call then fails as `rate_limited`. */
+  before(): Promise<boolean>;
+  /** What the answer said about the window (null: nothing, or no answer) and a 429's retry time. */
+  after(rateLimit: RateLimitInfo | null, retryAt: number | null): Promise<void>;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal | undefined;
+  pacer?: RequestPacer | undefined;
+}
 
 export interface PlatformClient {
   readonly platform: Platform;
   /** Most names or ids one lookup request may carry (X 100, Bluesky 25). */
   readonly batchSize: number;
+  /** Most posts one post lookup request may carry (X 100, Bluesky 25). */
+  readonly postBatchSize: number;
   /** False when the client cannot run (X without a bearer token). */
   readonly configured: boolean;
   /**
@@ -74,14 +104,19 @@ export interface PlatformClient {
    */
   readonly rateLimitScope: string;
   /** Outcomes keyed by the lower-cased requested name. */
-  lookupByUsernames(names: readonly string[], signal?: AbortSignal): Promise<CallResult<Map<string, LookupOutcome>>>;
+  lookupByUsernames(names: readonly string[], options?: CallOptions): Promise<CallResult<Map<string, LookupOutcome>>>;
   /** Outcomes keyed by the requested id. */
-  lookupByIds(ids: readonly string[], signal?: AbortSignal): Promise<CallResult<Map<string, LookupOutcome>>>;
+  lookupByIds(ids: readonly string[], options?: CallOptions): Promise<CallResult<Map<string, LookupOutcome>>>;
   /**
    * Posts newer than `sinceId` (all recent ones when null), newest first, at most `limit`.
    * Includes the account's reposts of others, flagged `isRepost`.
    */
-  fetchPosts(userId: string, sinceId: string | null, limit: number, signal?: AbortSignal): Promise<CallResult<PlatformPost[]>>;
+  fetchPosts(userId: string, sinceId: string | null, limit: number, options?: CallOptions): Promise<CallResult<PlatformPost[]>>;
+  /**
+   * The current state of known posts (X `GET /2/tweets`, Bluesky `app.bsky.feed.getPosts`), in
+   * requests of `postBatchSize`; outcomes keyed by the requested id, one for every id asked.
+   */
+  lookupPosts(ids: readonly string[], options?: CallOptions): Promise<CallResult<Map<string, PostLookupOutcome>>>;
 }
 
 /**

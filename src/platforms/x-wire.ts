@@ -2,47 +2,48 @@
 // problems and rate-limit state. Shapes: https://docs.x.com/x-api/users/get-users-by-usernames,
 // https://docs.x.com/x-api/users/get-posts and the problem types in https://api.x.com/2/openapi.json.
 import { intHeader } from './http.ts';
-import { PlatformError, type LookupOutcome, type PlatformPost, type PlatformUser, type RateLimitInfo } from './types.ts';
+import { PlatformError, type LookupOutcome, type PlatformUser, type RateLimitInfo } from './types.ts';
+import { webUrlOrNull } from './web-url.ts';
 
 /** Only the user fields perch stores; `id`, `name` and `username` always come. */
 export const USER_FIELDS = 'created_at,description,location,url,profile_image_url,verified,protected,public_metrics';
-/** Only the post fields perch stores; `id` and `text` always come. */
+/** Only the post fields perch stores; `id` and `text` always come. The timeline and post lookups ask for the same. */
 export const TWEET_FIELDS = 'created_at,public_metrics,entities,lang,referenced_tweets,in_reply_to_user_id';
 
-type JsonObject = Record<string, unknown>;
+export type JsonObject = Record<string, unknown>;
 
-function isObject(value: unknown): value is JsonObject {
+export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 /**
  * Every string perch takes from X passes here. NUL (U+0000) is valid in JSON but PostgreSQL text
  * columns refuse it, so it is dropped once, at the edge.
  */
-function str(value: unknown): string | null {
+export function str(value: unknown): string | null {
   if (typeof value !== 'string') return null;
   return value.replaceAll('\u0000', '');
 }
 /** X sends "" for an empty description or url; perch stores null. */
-function text(value: unknown): string | null {
+export function text(value: unknown): string | null {
   const string = str(value);
   return string === '' ? null : string;
 }
-function count(value: unknown): number | null {
+export function count(value: unknown): number | null {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null;
 }
-function bool(value: unknown): boolean | null {
+export function bool(value: unknown): boolean | null {
   return typeof value === 'boolean' ? value : null;
 }
-function isoDate(value: unknown): string | null {
+export function isoDate(value: unknown): string | null {
   const string = str(value);
   if (string === null) return null;
   const ms = Date.parse(string);
   return Number.isNaN(ms) ? null : new Date(ms).toISOString();
 }
-function list(value: unknown): unknown[] {
+export function list(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
 }
-function badShape(message: string): PlatformError {
+export function badShape(message: string): PlatformError {
   return new PlatformError('bad_response', `X payload: ${message}`, { status: 200 });
 }
 
@@ -57,7 +58,7 @@ export interface XProblem {
   section: string | null;
 }
 
-function parseProblem(item: unknown): XProblem | null {
+export function parseProblem(item: unknown): XProblem | null {
   if (!isObject(item)) return null;
   return {
     title: str(item.title),
@@ -107,8 +108,8 @@ export function parseUser(item: unknown): XUserRecord {
       displayName: text(item.name),
       description: text(item.description),
       location: text(item.location),
-      url: text(item.url),
-      profileImageUrl: text(item.profile_image_url),
+      url: webUrlOrNull(text(item.url)),
+      profileImageUrl: webUrlOrNull(text(item.profile_image_url)),
       verified: bool(item.verified),
       protected: bool(item.protected),
       createdAt: isoDate(item.created_at),
@@ -143,72 +144,6 @@ export function parseUsersPage(body: unknown): { users: PlatformUser[]; unusable
     else unusable.push(record);
   }
   return { users, unusable, problems, returned: data.length };
-}
-
-function hostOf(url: string): string | null {
-  try {
-    return new URL(url).hostname.toLowerCase().replace(/^www\./, '') || null;
-  } catch {
-    return null;
-  }
-}
-
-function entityValues(entities: JsonObject, key: string, read: (item: JsonObject) => string | null): string[] {
-  const values = new Set<string>();
-  for (const item of list(entities[key])) {
-    const value = isObject(item) ? read(item) : null;
-    if (value) values.add(value);
-  }
-  return [...values];
-}
-
-/** One post item of `data`, or null when it lacks an id, text or creation time (perch skips it). */
-export function parsePost(item: unknown): PlatformPost | null {
-  if (!isObject(item)) return null;
-  const id = text(item.id);
-  const createdAt = isoDate(item.created_at);
-  const body = str(item.text);
-  if (id === null || createdAt === null || body === null) return null;
-  const metrics = isObject(item.public_metrics) ? item.public_metrics : {};
-  const references = list(item.referenced_tweets).map((ref) => (isObject(ref) ? str(ref.type) : null));
-  const entities = isObject(item.entities) ? item.entities : {};
-  const lang = text(item.lang);
-  return {
-    id,
-    createdAt,
-    text: body,
-    // `und` is X's code for "undetermined", which is no language.
-    lang: lang === 'und' ? null : lang,
-    isRepost: references.includes('retweeted'),
-    isReply: references.includes('replied_to'),
-    url: `https://x.com/i/web/status/${id}`,
-    likes: count(metrics.like_count) ?? 0,
-    reposts: count(metrics.retweet_count) ?? 0,
-    replies: count(metrics.reply_count) ?? 0,
-    quotes: count(metrics.quote_count) ?? 0,
-    hashtags: entityValues(entities, 'hashtags', (h) => str(h.tag)),
-    mentions: entityValues(entities, 'mentions', (m) => str(m.username)),
-    domains: entityValues(entities, 'urls', (u) => {
-      const url = str(u.expanded_url) ?? str(u.url);
-      return url === null ? null : hostOf(url);
-    }),
-  };
-}
-
-/**
- * A 200 from `/2/users/:id/tweets`. An empty timeline has no `data`, only `meta.result_count: 0`;
- * a suspended, deleted or protected author comes back as `errors` alone. Only a wrong overall shape
- * throws; malformed posts are left out of `posts` but counted in `returned` (X bills them).
- */
-export function parseTimelinePage(body: unknown): { posts: PlatformPost[]; returned: number; nextToken: string | null; problems: XProblem[] } {
-  if (!isObject(body)) throw badShape('the body is not a JSON object');
-  if (body.data !== undefined && !Array.isArray(body.data)) throw badShape('data is not an array');
-  if (body.data === undefined && body.meta === undefined && body.errors === undefined) throw badShape('neither data, meta nor errors');
-  const meta = isObject(body.meta) ? body.meta : {};
-  const problems = list(body.errors).map(parseProblem).filter((p): p is XProblem => p !== null && p.section !== 'includes');
-  const data = list(body.data);
-  const posts = data.map(parsePost).filter((post): post is PlatformPost => post !== null);
-  return { posts, returned: data.length, nextToken: text(meta.next_token), problems };
 }
 
 /**

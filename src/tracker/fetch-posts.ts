@@ -4,7 +4,7 @@
 import type { PlatformPost } from '../platforms/types.ts';
 import { PlatformError } from '../platforms/types.ts';
 import type { TrackerContext } from './context.ts';
-import type { Ticket } from './rate-gate.ts';
+import { GatePacer } from './gate-pacer.ts';
 
 export interface PostsWanted {
   accountId: number;
@@ -16,7 +16,6 @@ export interface PostsWanted {
 export async function fetchNewPosts(ctx: TrackerContext, wanted: readonly PostsWanted[]): Promise<Map<number, PlatformPost[]>> {
   const { lane, metrics, settings, signal, logger } = ctx;
   const platform = lane.client.platform;
-  const gate = lane.gates.posts;
   const fetched = new Map<number, PlatformPost[]>();
   let next = 0;
   let skipRest = false;
@@ -27,34 +26,33 @@ export async function fetchNewPosts(ctx: TrackerContext, wanted: readonly PostsW
       const reservation = lane.budget ? await lane.budget.reserve(settings.postsPerFetch) : null;
       let read = 0;
       try {
-        const ticket = reservation?.granted === 0 ? null : await gate.acquire(signal, { windowWait: false });
-        if (ticket === null) {
+        if (reservation?.granted === 0) {
           skipRest = true;
           return;
         }
-        read = await readTimeline(ticket, item, reservation?.granted ?? settings.postsPerFetch);
+        read = await readTimeline(item, reservation?.granted ?? settings.postsPerFetch);
       } finally {
         // Whatever happened, the reservation is settled with what was really read.
         if (reservation) await lane.budget?.settle(reservation, read);
       }
     }
   };
-  /** One timeline read on a ticket of the gate; returns the resources read (X bills them). */
-  const readTimeline = async (ticket: Ticket, item: PostsWanted, limit: number): Promise<number> => {
+  /** One timeline read, every page past the gate; returns the resources read (X bills them). */
+  const readTimeline = async (item: PostsWanted, limit: number): Promise<number> => {
+    const pacer = new GatePacer(lane.gates.posts, null, signal);
     let result;
     try {
-      result = await lane.client.fetchPosts(item.platformUserId, item.sinceId, limit, signal);
+      result = await lane.client.fetchPosts(item.platformUserId, item.sinceId, limit, { signal, pacer });
     } catch (error) {
-      if (!(error instanceof PlatformError)) {
-        await gate.cancel(ticket);
-        throw error;
-      }
-      await gate.settle(ticket, error.rateLimit, error.kind === 'rate_limited' ? error.retryAt : null);
+      if (!(error instanceof PlatformError)) throw error;
+      // No room in the window (or a 429): the rest of the batch waits for its next check too.
+      if (error.kind === 'rate_limited') skipRest = true;
       metrics.platformRequest(platform, 'posts', error.kind);
       logger.debug({ platform, account: item.accountId, kind: error.kind }, 'timeline read failed; retried at the next check');
       return error.reads ?? 0;
+    } finally {
+      await pacer.finish();
     }
-    await gate.settle(ticket, result.rateLimit);
     metrics.platformRequest(platform, 'posts', 'ok');
     fetched.set(item.accountId, result.value);
     return result.reads;

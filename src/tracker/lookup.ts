@@ -1,8 +1,10 @@
-// One lookup request for a batch, within the platform's limits: waits for the rate gate, retries
-// 5xx/network failures with capped exponential backoff and full jitter, and stops at a 429.
+// One lookup for a batch, within the platform's limits: every request it sends passes the rate gate
+// (X's 400 splitting and Bluesky's per-actor fallbacks included), 5xx/network failures are retried
+// with capped exponential backoff and full jitter, and a 429 stops it.
 import { backoffDelay } from '../domain/tracking-rules.ts';
 import { PlatformError, type CallResult, type Endpoint, type LookupOutcome } from '../platforms/types.ts';
 import type { TrackerContext } from './context.ts';
+import { GatePacer } from './gate-pacer.ts';
 import type { Ticket } from './rate-gate.ts';
 
 export const LOOKUP_ATTEMPTS = 3;
@@ -28,25 +30,23 @@ export async function lookupBatch(ctx: TrackerContext, keys: readonly string[], 
   const gate = lane.gates[endpoint];
   let reads = 0;
   for (let attempt = 0; ; attempt += 1) {
-    const ticket = attempt === 0 ? first : await gate.tryAcquire();
-    if (ticket === null) return { value: new PlatformError('rate_limited', 'no room left in the rate-limit window for a retry'), reads };
+    // A retry goes only if the window has room now (the pacer does not wait for it to reopen).
+    const pacer = new GatePacer(gate, attempt === 0 ? first : null, signal);
     let result: CallResult<Map<string, LookupOutcome>>;
     try {
-      result = resolved ? await lane.client.lookupByIds(keys, signal) : await lane.client.lookupByUsernames(keys, signal);
+      const call = { signal, pacer };
+      result = resolved ? await lane.client.lookupByIds(keys, call) : await lane.client.lookupByUsernames(keys, call);
     } catch (error) {
-      if (!(error instanceof PlatformError)) {
-        await gate.cancel(ticket);
-        throw error;
-      }
+      if (!(error instanceof PlatformError)) throw error;
       reads += error.reads ?? 0;
-      await gate.settle(ticket, error.rateLimit, error.kind === 'rate_limited' ? error.retryAt : null);
       metrics.platformRequest(platform, endpoint, error.kind);
       const retryable = error.kind === 'unavailable' || error.kind === 'bad_response';
       if (!retryable || attempt + 1 >= LOOKUP_ATTEMPTS || signal.aborted) return { value: error, reads };
       await ctx.clock.sleep(backoffDelay(attempt, RETRY_BASE_MS, RETRY_CAP_MS, ctx.random), signal);
       continue;
+    } finally {
+      await pacer.finish();
     }
-    await gate.settle(ticket, result.rateLimit);
     metrics.platformRequest(platform, endpoint, 'ok');
     return { value: result.value, reads: reads + result.reads };
   }

@@ -71,7 +71,7 @@ function gatesFor(client: PlatformClient, store: Store, clock: TrackerClock, log
     if (!byGroup.has(group)) byGroup.set(group, new RateGate(store.db, key, clock, (error) => logger.warn({ err: error, window: key }, 'could not record a rate-limit window')));
     return byGroup.get(group) as RateGate;
   };
-  return { lookup_by_name: gate('lookup_by_name'), lookup_by_id: gate('lookup_by_id'), posts: gate('posts') };
+  return { lookup_by_name: gate('lookup_by_name'), lookup_by_id: gate('lookup_by_id'), posts: gate('posts'), post_lookup: gate('post_lookup') };
 }
 
 export class Tracker {
