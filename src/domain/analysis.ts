@@ -1,5 +1,6 @@
 // The account analysis stored with each account after a check: pure arithmetic over the stored
 // posts and the compact follower series, the same definitions on every platform (DESIGN.md §4).
+import { byCountThenName, count, iso, round, tally, top, topPosts } from './analysis-figures.ts';
 import { DAY_MS, followersAtOrBefore, type FollowerSeries } from './history-series.ts';
 
 export { followerSeriesAppend, type FollowerSeries } from './history-series.ts';
@@ -30,6 +31,8 @@ export interface AnalysisPost extends PostFigures {
   createdAt: number;
   /** In [-1, 1] (see post-text.ts), or null when not scored. */
   sentiment: number | null;
+  /** Likes at 24 h of age (post-history.ts), or null/absent when no sample was taken then. */
+  likesAt24h?: number | null;
 }
 
 export interface AnalysisInput {
@@ -42,7 +45,7 @@ export interface AnalysisInput {
   followers: number;
   /** Followers at earlier times, oldest first: [epoch ms, followers]; may be empty. */
   followerSeries: FollowerSeries;
-  /** The account's stored posts, any age. */
+  /** The account's stored posts, any age, with their latest metrics; deleted or hidden ones left out. */
   posts: readonly AnalysisPost[];
 }
 
@@ -61,7 +64,7 @@ export interface TopPost {
 export interface AccountAnalysis {
   followers: { change1d: number | null; change7d: number | null; change30d: number | null; growthRate7d: number | null };
   activity: { postsPerDay7d: number; lastPostAt: string | null; activeHoursUtc: number[] };
-  engagement: { avgLikes: number | null; avgReposts: number | null; avgReplies: number | null; engagementRate: number | null; postsConsidered: number };
+  engagement: { avgLikes: number | null; avgReposts: number | null; avgReplies: number | null; engagementRate: number | null; postsConsidered: number; likesFirst24h: number | null };
   content: {
     topHashtags: { tag: string; count: number }[];
     topMentions: { username: string; count: number }[];
@@ -76,9 +79,6 @@ export interface AccountAnalysis {
 
 /** Posts dated further ahead of `now` than this are ignored: Bluesky's `createdAt` is set by the client's clock. */
 const FUTURE_TOLERANCE_MS = 10 * 60_000;
-const TOP_ENTITIES = 10;
-const TOP_POSTS = 5;
-const TOP_POST_TEXT = 280;
 const SENTIMENT_THRESHOLD = 0.05;
 /** Platforms give entities without their marker, but a stray one must not split a count. */
 const HASH_MARK = /^[#＃]/;
@@ -100,7 +100,8 @@ const AT_MARK = /^@/;
  * - `engagement`, over own posts of the last 30 days (`postsConsidered` of them): `avgLikes`,
  *   `avgReposts`, `avgReplies` = means, 2 decimals; `engagementRate` = mean over those posts of
  *   (likes + reposts + replies + quotes) / current followers × 100, 2 decimals. All null with no
- *   posts; `engagementRate` also null when followers is 0.
+ *   posts; `engagementRate` also null when followers is 0. `likesFirst24h` = mean likes at 24 h
+ *   of age over those of the posts that have a 24 h sample (2 decimals); null when none has.
  * - `content`, over own posts of the last 30 days: `topHashtags` / `topMentions` / `topDomains`
  *   = the 10 values carried by the most posts (each counted once per post; compared and shown
  *   lower-case, without a leading #/@), ties in alphabetical order. `languages` = each `lang`'s
@@ -136,6 +137,8 @@ export function analyzeAccount(input: AnalysisInput): AccountAnalysis {
   let reposts = 0;
   let replies = 0;
   let interactions = 0;
+  let likes24h = 0;
+  let with24h = 0;
   const hashtags = new Map<string, number>();
   const mentions = new Map<string, number>();
   const domains = new Map<string, number>();
@@ -151,6 +154,10 @@ export function analyzeAccount(input: AnalysisInput): AccountAnalysis {
     reposts += count(post.reposts);
     replies += count(post.replies);
     interactions += count(post.likes) + count(post.reposts) + count(post.replies) + count(post.quotes);
+    if (post.likesAt24h !== undefined && post.likesAt24h !== null) {
+      likes24h += count(post.likesAt24h);
+      with24h += 1;
+    }
     tally(hashtags, post.hashtags, HASH_MARK);
     tally(mentions, post.mentions, AT_MARK);
     tally(domains, post.domains, null);
@@ -196,6 +203,7 @@ export function analyzeAccount(input: AnalysisInput): AccountAnalysis {
       avgReplies: n === 0 ? null : round(replies / n, 2),
       engagementRate: n === 0 || followers === 0 ? null : round(interactions / n / followers * 100, 2),
       postsConsidered: n,
+      likesFirst24h: with24h === 0 ? null : round(likes24h / with24h, 2),
     },
     content: {
       topHashtags: top(hashtags).map(([tag, c]) => ({ tag, count: c })),
@@ -213,72 +221,6 @@ export function analyzeAccount(input: AnalysisInput): AccountAnalysis {
     computedAt: iso(now),
     stale: now - input.observedAt > 2 * input.intervalMs,
   };
-}
-
-function topPosts(posts: readonly AnalysisPost[]): TopPost[] {
-  return posts
-    .map((post) => ({ post, score: 5 * count(post.replies) + 3 * count(post.reposts) + 2 * count(post.likes) }))
-    .sort((a, b) => b.score - a.score || b.post.createdAt - a.post.createdAt || compareText(a.post.id, b.post.id))
-    .slice(0, TOP_POSTS)
-    .map(({ post, score }) => ({
-      id: post.id,
-      createdAt: iso(post.createdAt),
-      url: post.url,
-      text: clipText(post.text, TOP_POST_TEXT),
-      likes: count(post.likes),
-      reposts: count(post.reposts),
-      replies: count(post.replies),
-      quotes: count(post.quotes),
-      score,
-    }));
-}
-
-/** Adds each distinct value of one post once, lower-case and without its marker. */
-function tally(counts: Map<string, number>, values: readonly string[], marker: RegExp | null): void {
-  const seen = new Set<string>();
-  for (const value of values) {
-    const trimmed = value.trim();
-    const key = (marker === null ? trimmed : trimmed.replace(marker, '')).toLowerCase();
-    if (key === '' || seen.has(key)) continue;
-    seen.add(key);
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-}
-
-function top(counts: Map<string, number>): [string, number][] {
-  return [...counts].sort(byCountThenName).slice(0, TOP_ENTITIES);
-}
-
-function byCountThenName(a: [string, number], b: [string, number]): number {
-  return b[1] - a[1] || compareText(a[0], b[0]);
-}
-
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** A count as a whole number in [0, 2^53): anything else (NaN, negative, Infinity) is 0, fractions are floored. */
-function count(value: number): number {
-  return Number.isFinite(value) && value > 0 ? Math.floor(Math.min(value, Number.MAX_SAFE_INTEGER)) : 0;
-}
-
-/** Rounded to `decimals`, never -0 (so deep equality and JSON agree). */
-function round(value: number, decimals: number): number {
-  const factor = 10 ** decimals;
-  return Math.round(value * factor) / factor + 0;
-}
-
-/** ISO 8601, clamped to the range a Date can hold so that no input makes it throw. */
-function iso(ms: number): string {
-  return new Date(Math.min(8.64e15, Math.max(-8.64e15, ms))).toISOString();
-}
-
-/** At most `max` characters, the last one an ellipsis when cut, never half a surrogate pair. */
-function clipText(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let end = max - 1;
-  if (/[\uD800-\uDBFF]/.test(text.charAt(end - 1))) end -= 1;
-  return `${text.slice(0, end)}…`;
 }
 
 /**

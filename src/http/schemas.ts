@@ -68,6 +68,7 @@ const AnalysisSchema = Type.Object(
       avgReplies: nullable(Type.Number()),
       engagementRate: nullable(Type.Number({ description: 'Mean of (likes + reposts + replies + quotes) ÷ followers × 100 over own posts of the last 30 days.' })),
       postsConsidered: Type.Integer(),
+      likesFirst24h: Type.Optional(nullable(Type.Number({ description: 'Mean likes at 24 h of age over the own posts of the last 30 days that were read then (see the posts history); null when none was.' }))),
     }),
     content: Type.Object({
       topHashtags: Type.Array(Count('tag')),

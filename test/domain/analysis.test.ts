@@ -60,7 +60,7 @@ describe('analyzeAccount: a fixed account', () => {
 
   it('averages engagement over own posts of the last 30 days', () => {
     // likes 135, reposts 7, replies 10 over 5 posts; interactions 13 + 25 + 0 + 20 + 100 = 158 → 31.6 / 1100 × 100.
-    assert.deepEqual(result.engagement, { avgLikes: 27, avgReposts: 1.4, avgReplies: 2, engagementRate: 2.87, postsConsidered: 5 });
+    assert.deepEqual(result.engagement, { avgLikes: 27, avgReposts: 1.4, avgReplies: 2, engagementRate: 2.87, postsConsidered: 5, likesFirst24h: null });
   });
 
   it('counts entities once per post, lower-case, ties alphabetically', () => {
@@ -114,14 +114,14 @@ describe('analyzeAccount: edge cases', () => {
 
   it('has no engagement rate with 0 followers, but still the averages', () => {
     const result = analyzeAccount(input({ followers: 0, posts: [post('a', HOUR, { likes: 3, reposts: 1 }), post('b', 2 * HOUR, { likes: 4 })] }));
-    assert.deepEqual(result.engagement, { avgLikes: 3.5, avgReposts: 0.5, avgReplies: 0, engagementRate: null, postsConsidered: 2 });
+    assert.deepEqual(result.engagement, { avgLikes: 3.5, avgReposts: 0.5, avgReplies: 0, engagementRate: null, postsConsidered: 2, likesFirst24h: null });
   });
 
   it('gives nulls and zeros for an account without posts, or with reposts only', () => {
     for (const posts of [[], [post('r', HOUR, { isRepost: true, likes: 5, lang: 'en', sentiment: 0.5 })]]) {
       const result = analyzeAccount(input({ posts }));
       assert.deepEqual(result.activity, { postsPerDay7d: 0, lastPostAt: null, activeHoursUtc: new Array<number>(24).fill(0) });
-      assert.deepEqual(result.engagement, { avgLikes: null, avgReposts: null, avgReplies: null, engagementRate: null, postsConsidered: 0 });
+      assert.deepEqual(result.engagement, { avgLikes: null, avgReposts: null, avgReplies: null, engagementRate: null, postsConsidered: 0, likesFirst24h: null });
       assert.deepEqual(result.content, {
         topHashtags: [], topMentions: [], topDomains: [], languages: [],
         sentiment: { mean: null, positiveShare: null, negativeShare: null, postsScored: 0 },
@@ -175,6 +175,27 @@ describe('analyzeAccount: edge cases', () => {
     assert.equal(analyzeAccount(input({ observedAt: NOW - 2 * HOUR })).stale, false);
     assert.equal(analyzeAccount(input({ observedAt: NOW - 2 * HOUR - 1 })).stale, true);
     assert.equal(analyzeAccount(input({ observedAt: NOW - 3 * DAY, intervalMs: 2 * DAY })).stale, false);
+  });
+});
+
+describe('analyzeAccount: likes in the first 24 hours', () => {
+  it('is the mean of the 24 h samples of own posts of the last 30 days, ignoring posts without one', () => {
+    const posts = [
+      post('a', 2 * DAY, { likes: 90, likesAt24h: 10 }),
+      post('b', 3 * DAY, { likes: 70, likesAt24h: 25 }),
+      post('c', 5 * HOUR, { likes: 4, likesAt24h: null }), // too young for a sample
+      post('d', 4 * DAY, { likes: 50 }), // first read too late for one
+      post('e', 31 * DAY, { likesAt24h: 1000 }), // outside the 30 days
+      post('r', DAY + HOUR, { isRepost: true, likesAt24h: 5000 }), // someone else's post
+    ];
+    const result = analyzeAccount(input({ posts }));
+    assert.equal(result.engagement.likesFirst24h, 17.5);
+    assert.equal(result.engagement.postsConsidered, 4);
+    assert.equal(result.engagement.avgLikes, 53.5, 'the averages use the current numbers, not the samples');
+  });
+
+  it('is null when no post has a 24 h sample', () => {
+    assert.equal(analyzeAccount(input({ posts: [post('a', DAY / 2, { likes: 3 })] })).engagement.likesFirst24h, null);
   });
 });
 
