@@ -20,6 +20,8 @@ export interface Config {
   readonly trackLeaseMs: number;
   /** Width of a history bucket: at most one snapshot per account per bucket. */
   readonly historyBucketMs: number;
+  /** Posts younger than this have their metrics read again at each check of their account. */
+  readonly postRefreshWindowMs: number;
   /** Lookup batches in flight at once per platform in one tracker. */
   readonly trackConcurrency: number;
   /** PostgreSQL connections per process (ignored on SQLite). */
@@ -159,6 +161,7 @@ export function createConfig(env: Env, overrides: Partial<Config> = {}): Config 
     trackIntervalMs: duration('TRACK_INTERVAL', '1h'),
     trackLeaseMs: duration('TRACK_LEASE', '5m'),
     historyBucketMs: duration('HISTORY_BUCKET', '1h', 60_000),
+    postRefreshWindowMs: duration('POST_REFRESH_WINDOW', '7d'),
     trackConcurrency: integer('TRACK_CONCURRENCY', 4, 1, 64),
     databasePoolSize: integer('DATABASE_POOL_SIZE', 10, 1, 1_000),
     // A worker does not take PORT, so `perch api` and `perch worker` on one machine can share one configuration.

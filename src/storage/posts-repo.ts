@@ -1,16 +1,24 @@
-// Recent posts of tracked accounts with their metrics, capped per account (the newest are kept).
-import { sql, type Kysely, type Selectable } from 'kysely';
+// Recent posts of tracked accounts with their metrics, capped per account (the newest are kept);
+// the recent ones are read again at each check, so their metrics stay current.
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
 import type { Database, PostsTable } from './schema.ts';
 
 type Db = Kysely<Database>;
 
 export type PostRow = Selectable<PostsTable>;
+export type NewPostRow = Insertable<PostsTable>;
+
+/** Post statuses: `live`, or marked because the platform no longer shows the post. */
+export const POST_STATUSES = ['live', 'deleted', 'hidden'] as const;
+export type PostStatus = (typeof POST_STATUSES)[number];
+/** Columns a row carries at most (the insert is chunked to the dialect's parameter limit). */
+const COLUMNS = 22;
 
 /** Adds posts not stored yet, then trims each touched account to its newest `cap`. */
-export async function insertPosts(db: Db, caps: DialectCapabilities, posts: readonly PostRow[], cap: number): Promise<void> {
+export async function insertPosts(db: Db, caps: DialectCapabilities, posts: readonly NewPostRow[], cap: number): Promise<void> {
   if (posts.length === 0) return;
-  const perRow = 18;
+  const perRow = COLUMNS;
   const chunk = Math.max(1, Math.floor(caps.maxParameters / perRow));
   for (let i = 0; i < posts.length; i += chunk) {
     await db.insertInto('posts').values(posts.slice(i, i + chunk)).onConflict((oc) => oc.columns(['account_id', 'post_id']).doNothing()).execute();
@@ -38,6 +46,62 @@ export async function recentPosts(db: Db, accountIds: readonly number[], since: 
     byAccount.set(Number(row.account_id), list);
   }
   return byAccount;
+}
+
+/**
+ * The posts whose metrics a check reads again: own posts (not reposts of others) that are not
+ * deleted, whose last read was made before they were `windowMs` old (so each gets one read past
+ * the window's end), the `perAccount` newest per account, least recently read first.
+ */
+export async function refreshCandidates(db: Db, accountIds: readonly number[], now: number, windowMs: number, perAccount: number): Promise<PostRow[]> {
+  if (accountIds.length === 0 || perAccount <= 0) return [];
+  // The created_at bound keeps the scan on (account_id, created_at); a post whose account was not
+  // checked for a long time (paused) gets its last read only while it is under twice the window.
+  const rows = await db
+    .selectFrom('posts')
+    .selectAll()
+    .where('account_id', 'in', accountIds)
+    .where('created_at', '>=', now - 2 * windowMs)
+    .where('is_repost', '=', 0)
+    .where('status', '!=', 'deleted')
+    .where(sql<boolean>`metrics_observed_at - created_at < ${windowMs}`)
+    .orderBy('account_id')
+    .orderBy('created_at', 'desc')
+    .execute();
+  const taken = new Map<number, number>();
+  const picked = rows.filter((row) => {
+    const n = taken.get(Number(row.account_id)) ?? 0;
+    taken.set(Number(row.account_id), n + 1);
+    return n < perAccount;
+  });
+  return picked.sort((a, b) => Number(a.metrics_observed_at) - Number(b.metrics_observed_at));
+}
+
+/**
+ * Writes refreshed posts (stored rows with their new metrics, status and history) in one
+ * statement per chunk: an upsert that changes only those columns. Called in the transaction that
+ * writes the account under its lease, before insertPosts trims, so every row still exists.
+ */
+export async function saveRefreshedPosts(db: Db, caps: DialectCapabilities, rows: readonly PostRow[]): Promise<void> {
+  const chunk = Math.max(1, Math.floor(caps.maxParameters / COLUMNS));
+  for (let i = 0; i < rows.length; i += chunk) {
+    await db
+      .insertInto('posts')
+      .values(rows.slice(i, i + chunk))
+      .onConflict((oc) =>
+        oc.columns(['account_id', 'post_id']).doUpdateSet((eb) => ({
+          likes: eb.ref('excluded.likes'),
+          reposts: eb.ref('excluded.reposts'),
+          replies: eb.ref('excluded.replies'),
+          quotes: eb.ref('excluded.quotes'),
+          metrics_observed_at: eb.ref('excluded.metrics_observed_at'),
+          status: eb.ref('excluded.status'),
+          status_at: eb.ref('excluded.status_at'),
+          metrics_history: eb.ref('excluded.metrics_history'),
+        })),
+      )
+      .execute();
+  }
 }
 
 /** One account's posts, newest first; `before` is a [created_at, post_id] position from the previous page. */

@@ -116,6 +116,14 @@ export interface PostsTable {
   mentions: string;
   domains: string;
   fetched_at: number;
+  /** When the metrics were last read from the platform (first read or refresh). */
+  metrics_observed_at: Generated<number>;
+  /** `live`, `deleted` (the platform says it is gone) or `hidden` (withheld from us). */
+  status: Generated<string>;
+  /** When the post was found deleted or hidden; null while live. */
+  status_at: Generated<number | null>;
+  /** JSON array of metrics samples at fixed ages (domain/post-history.ts), at most one per age. */
+  metrics_history: Generated<string>;
 }
 
 /** Resources read from a platform per UTC day (X bills per read; X_DAILY_READ_BUDGET caps it). */

@@ -1,12 +1,14 @@
-// Turns one account's lookup outcome (and any new posts) into what the store keeps: the state
-// change, profile and metrics, a history snapshot, the post rows and the recomputed analysis.
+// Turns one account's lookup outcome (and any new or refreshed posts) into what the store keeps:
+// the state change, profile and metrics, a history snapshot, the post rows and the recomputed
+// analysis, from the posts' current numbers.
 import { analyzeAccount, followerSeriesAppend, type AnalysisPost } from '../domain/analysis.ts';
+import { likesAt24h, parseHistory, recordObservation } from '../domain/post-history.ts';
 import { detectLanguage, scoreSentiment } from '../domain/post-text.ts';
 import { nextState, type CheckVerdict } from '../domain/tracking-rules.ts';
 import { validateUsername } from '../domain/usernames.ts';
 import type { LookupOutcome, PlatformPost } from '../platforms/types.ts';
 import type { Snapshot } from '../storage/history-repo.ts';
-import { parseStrings } from '../storage/json-column.ts';
+import { parseJson, parseStrings } from '../storage/json-column.ts';
 import type { PostRow } from '../storage/posts-repo.ts';
 import type { CheckWrite, ClaimedAccount } from '../storage/tracking-repo.ts';
 import type { TrackerSettings } from './context.ts';
@@ -15,6 +17,8 @@ export interface AccountResult {
   write: CheckWrite;
   snapshot: Snapshot | null;
   posts: PostRow[];
+  /** Stored posts whose metrics or status this check read again. */
+  refreshed: PostRow[];
   verdict: CheckVerdict['kind'];
 }
 
@@ -25,6 +29,8 @@ export interface ResultInput {
   newPosts: PlatformPost[] | undefined;
   /** Stored posts of the last 30 days. */
   storedPosts: readonly PostRow[];
+  /** Stored posts this check read again (post-refresh.ts), as they are to be stored. */
+  refreshedPosts?: readonly PostRow[];
   now: number;
   settings: TrackerSettings;
   random: () => number;
@@ -51,13 +57,16 @@ export function verdictOf(outcome: LookupOutcome | undefined): CheckVerdict {
 const clean = (text: string): string => (text.includes('\u0000') ? text.replaceAll('\u0000', '') : text);
 const cleanAll = (list: readonly string[]): string[] => list.map(clean);
 
-export function toPostRow(accountId: number, post: PlatformPost, now: number): PostRow {
+/** A newly read post as stored; `toleranceMs` decides whether its age gives a history sample. */
+export function toPostRow(accountId: number, post: PlatformPost, now: number, toleranceMs: number): PostRow {
   const text = clean(post.text);
   const lang = detectLanguage(text, post.lang === null ? null : clean(post.lang));
+  const createdAt = Date.parse(post.createdAt) || now;
+  const history = recordObservation([], createdAt, now, post, toleranceMs);
   return {
     account_id: accountId,
     post_id: clean(post.id),
-    created_at: Date.parse(post.createdAt) || now,
+    created_at: createdAt,
     text,
     url: post.url === null ? null : clean(post.url),
     lang,
@@ -73,6 +82,10 @@ export function toPostRow(accountId: number, post: PlatformPost, now: number): P
     mentions: JSON.stringify(cleanAll(post.mentions)),
     domains: JSON.stringify(cleanAll(post.domains)),
     fetched_at: now,
+    metrics_observed_at: now,
+    status: 'live',
+    status_at: null,
+    metrics_history: JSON.stringify(history),
   };
 }
 
@@ -92,6 +105,7 @@ function toAnalysisPost(row: PostRow): AnalysisPost {
     domains: parseStrings(row.domains),
     lang: row.lang,
     sentiment: row.sentiment === null ? null : Number(row.sentiment),
+    likesAt24h: likesAt24h(parseHistory(parseJson<unknown>(row.metrics_history, []))),
   };
 }
 
@@ -108,7 +122,7 @@ export function buildResult(input: ResultInput): AccountResult {
     lastError: change.lastError,
   };
   if (verdict.kind !== 'failed') write.lastCheckedAt = now;
-  if (outcome?.kind !== 'found') return { write, snapshot: null, posts: [], verdict: verdict.kind };
+  if (outcome?.kind !== 'found') return { write, snapshot: null, posts: [], refreshed: [], verdict: verdict.kind };
 
   const { user } = outcome;
   write.platformUserId = clean(user.platformUserId);
@@ -125,14 +139,14 @@ export function buildResult(input: ResultInput): AccountResult {
   write.metrics = { followers: user.followers, following: user.following, posts: user.posts, listed: user.listed, observedAt: new Date(now).toISOString() };
   write.followers = user.followers;
 
-  const rows = (newPosts ?? []).map((post) => toPostRow(account.id, post, now));
+  const rows = (newPosts ?? []).map((post) => toPostRow(account.id, post, now, 2 * settings.intervalMs));
+  const refreshed = [...(input.refreshedPosts ?? [])];
   if (newPosts !== undefined) {
     write.postsSeenCount = user.posts;
     if (rows[0]) write.lastPostId = rows[0].post_id;
   }
   const byId = new Map<string, PostRow>();
-  for (const row of storedPosts) byId.set(row.post_id, row);
-  for (const row of rows) byId.set(row.post_id, row);
+  for (const row of [...storedPosts, ...refreshed, ...rows]) byId.set(row.post_id, row);
 
   const series = followerSeriesAppend(account.followerSeries, now, user.followers);
   const analysis = analyzeAccount({
@@ -141,7 +155,8 @@ export function buildResult(input: ResultInput): AccountResult {
     observedAt: now,
     followers: user.followers,
     followerSeries: account.followerSeries,
-    posts: [...byId.values()].map(toAnalysisPost),
+    // A deleted or hidden post is no longer among the account's posts on the platform.
+    posts: [...byId.values()].filter((row) => row.status === 'live').map(toAnalysisPost),
   });
   write.followerSeries = series;
   write.analysis = analysis;
@@ -149,5 +164,5 @@ export function buildResult(input: ResultInput): AccountResult {
 
   const bucket = Math.floor(now / settings.historyBucketMs) * settings.historyBucketMs;
   const snapshot: Snapshot = { account_id: account.id, bucket, observed_at: now, followers: user.followers, following: user.following, posts: user.posts, listed: user.listed };
-  return { write, snapshot, posts: rows, verdict: verdict.kind };
+  return { write, snapshot, posts: rows, refreshed, verdict: verdict.kind };
 }

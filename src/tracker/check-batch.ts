@@ -1,5 +1,6 @@
 // The tracker's unit of work: one claimed batch of a platform's accounts is looked up, its moved
-// accounts' new posts are read, and every account's result is written back under the lease. A
+// accounts' new posts are read, the metrics of recent posts are read again, and every account's
+// result is written back under the lease. A
 // failed request fails the batch's accounts as a whole (they back off); one account's own error
 // never touches the others.
 import type { LookupOutcome, PlatformPost } from '../platforms/types.ts';
@@ -10,6 +11,7 @@ import { buildResult, type AccountResult } from './account-result.ts';
 import type { TrackerContext } from './context.ts';
 import { fetchNewPosts, type PostsWanted } from './fetch-posts.ts';
 import { lookupBatch } from './lookup.ts';
+import { readRefreshes, refreshedRows } from './post-refresh.ts';
 import type { Ticket } from './rate-gate.ts';
 import { saveResults } from './save-results.ts';
 
@@ -53,13 +55,21 @@ export async function checkBatch(ctx: TrackerContext, accounts: readonly Claimed
   }
   const fetched: Map<number, PlatformPost[]> = await fetchNewPosts(ctx, wanted);
   const found = accounts.filter((a) => outcomes.get(keyOf(a))?.kind === 'found').map((a) => a.id);
+  // New posts first (they are first checks), then the refresh of the recent ones; a protected
+  // account's posts are not shown to us, so they keep their numbers.
+  const visible = accounts.filter((a) => {
+    const outcome = outcomes.get(keyOf(a));
+    return outcome?.kind === 'found' && outcome.user.profile.protected !== true;
+  });
+  const refresh = await readRefreshes(ctx, visible.map((a) => a.id));
   const now = ctx.clock.now();
+  const refreshed = refreshedRows(refresh, now, 2 * ctx.settings.intervalMs);
   const stored = await recentPosts(ctx.store.reader, found, now - ANALYSIS_WINDOW_MS);
 
   const results: AccountResult[] = accounts.map((account) => {
     const outcome = failure === null ? outcomes.get(keyOf(account)) : { kind: 'unknown' as const, reason: failure };
     const newPosts = noPosts.has(account.id) ? [] : fetched.get(account.id);
-    return buildResult({ account, outcome, newPosts, storedPosts: stored.get(account.id) ?? [], now, settings: ctx.settings, random: ctx.random });
+    return buildResult({ account, outcome, newPosts, storedPosts: stored.get(account.id) ?? [], refreshedPosts: refreshed.get(account.id), now, settings: ctx.settings, random: ctx.random });
   });
   const saved = await saveResults(ctx, accounts, results, now);
   for (const result of results) ctx.metrics.accountChecked(platform, result.verdict);

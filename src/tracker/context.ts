@@ -21,6 +21,10 @@ export interface TrackerSettings {
   batchesInFlight: number;
   /** Timeline reads in flight at once per batch. */
   postFetchesInFlight: number;
+  /** Posts younger than this have their metrics read again at each check (POST_REFRESH_WINDOW). */
+  postRefreshWindowMs: number;
+  /** Most posts per account whose metrics one check reads again (the newest). */
+  postsRefreshedPerAccount: number;
 }
 
 export interface TrackerMetrics {

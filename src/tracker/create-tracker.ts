@@ -20,6 +20,8 @@ export function trackerSettings(config: Config): TrackerSettings {
     postsPerFetch: 100,
     batchesInFlight: config.trackConcurrency,
     postFetchesInFlight: 8,
+    postRefreshWindowMs: config.postRefreshWindowMs,
+    postsRefreshedPerAccount: 100,
   };
 }
 

@@ -1,7 +1,7 @@
 // Writes a checked batch in one transaction: each account only while its lease is still ours,
-// then the snapshots and posts of the accounts that were written.
+// then the snapshots, refreshed posts and new posts of the accounts that were written.
 import { upsertSnapshots } from '../storage/history-repo.ts';
-import { insertPosts } from '../storage/posts-repo.ts';
+import { insertPosts, saveRefreshedPosts } from '../storage/posts-repo.ts';
 import { nameTakenByOther, writeCheck, type ClaimedAccount } from '../storage/tracking-repo.ts';
 import type { AccountResult } from './account-result.ts';
 import type { TrackerContext } from './context.ts';
@@ -25,6 +25,8 @@ export async function saveResults(ctx: TrackerContext, accounts: readonly Claime
     }
     const snapshots = written.flatMap((r) => (r.snapshot ? [r.snapshot] : []));
     await upsertSnapshots(trx, store.caps, snapshots);
+    // Refreshed rows first: insertPosts trims each account to its cap afterwards.
+    await saveRefreshedPosts(trx, store.caps, written.flatMap((r) => r.refreshed));
     await insertPosts(trx, store.caps, written.flatMap((r) => r.posts), ctx.settings.postsPerAccount);
     return written.length;
   });

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { findAccountRowId } from '../../src/storage/accounts-repo.ts';
 import { upsertSnapshots } from '../../src/storage/history-repo.ts';
-import { insertPosts, type PostRow } from '../../src/storage/posts-repo.ts';
+import { insertPosts, type NewPostRow } from '../../src/storage/posts-repo.ts';
 import { ADMIN_KEY, build, type TestApp } from '../helpers/app.ts';
 
 const admin = { 'x-api-key': ADMIN_KEY };
@@ -47,7 +47,7 @@ async function setDisplayName(t: TestApp, accountId: number, displayName: string
   await t.deps.store.db.updateTable('accounts').set({ profile: JSON.stringify(profile) }).where('id', '=', accountId).execute();
 }
 
-function post(accountId: number, i: number, createdAt: number): PostRow {
+function post(accountId: number, i: number, createdAt: number): NewPostRow {
   return {
     account_id: accountId,
     post_id: `p${String(i).padStart(3, '0')}`,

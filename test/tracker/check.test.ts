@@ -147,7 +147,7 @@ test('new posts are read only when the post count moved, and only those since th
   await w.importCsv('username\nposter\n');
   const tracker = w.tracker();
   await tracker.tick();
-  const timeline = () => w.x.requests.filter((r) => r.path.endsWith('/tweets'));
+  const timeline = () => w.x.requests.filter((r) => /^\/2\/users\/[^/]+\/tweets$/.test(r.path));
   assert.equal(timeline().length, 1);
 
   w.clock.advance(HOUR);

@@ -1,0 +1,125 @@
+// Post metrics that stay true: at each check, the metrics of the accounts' recent posts (inside
+// POST_REFRESH_WINDOW, the newest per account) are read again in batched post lookups (X 100 ids,
+// Bluesky 25 uris a request), each request past the rate gate. On X a refresh spends the daily
+// read budget only for posts not read yet this UTC day (X bills a post once a day), and only what
+// is left above the reads the day's remaining profile checks need: profiles and first checks come
+// first. What cannot go now (no room in the window or the budget) waits for the next check.
+import { parseHistory, recordObservation } from '../domain/post-history.ts';
+import { countByStatus } from '../storage/tracking-repo.ts';
+import { parseJson } from '../storage/json-column.ts';
+import { refreshCandidates, type PostRow } from '../storage/posts-repo.ts';
+import { utcDay } from '../storage/usage-repo.ts';
+import { PlatformError, type PostLookupOutcome } from '../platforms/types.ts';
+import type { PlatformLane, TrackerContext } from './context.ts';
+import { GatePacer } from './gate-pacer.ts';
+
+const DAY_MS = 86_400_000;
+/** How long a count of a platform's tracked accounts is reused for the budget's reserve. */
+const TRACKED_COUNT_TTL_MS = 60_000;
+
+export interface RefreshRead {
+  /** The stored rows that were candidates (with the metrics they had). */
+  candidates: PostRow[];
+  /** What the platform said of each post asked; posts not asked (no room) are absent. */
+  outcomes: Map<string, PostLookupOutcome>;
+}
+
+/** Reads again the recent posts of `accountIds` (accounts found by this check, not protected). */
+export async function readRefreshes(ctx: TrackerContext, accountIds: readonly number[]): Promise<RefreshRead> {
+  const { lane, settings, clock, signal, metrics, logger } = ctx;
+  const outcomes = new Map<string, PostLookupOutcome>();
+  const now = clock.now();
+  const candidates = await refreshCandidates(ctx.store.reader, accountIds, now, settings.postRefreshWindowMs, settings.postsRefreshedPerAccount);
+  // The same post may be stored under two accounts (a Bluesky repost carries the original's uri).
+  const readToday = new Map<string, boolean>();
+  for (const row of candidates) readToday.set(row.post_id, (readToday.get(row.post_id) ?? true) && utcDay(Number(row.metrics_observed_at)) === utcDay(now));
+  const ids = [...readToday.keys()];
+  const platform = lane.client.platform;
+  for (let i = 0; i < ids.length && !signal.aborted; i += lane.client.postBatchSize) {
+    const batch = ids.slice(i, i + lane.client.postBatchSize);
+    const billable = batch.filter((id) => !readToday.get(id)).length;
+    const reservation = lane.budget ? await reserveAboveProfiles(ctx, lane, billable) : null;
+    if (reservation === 'no room') break;
+    const pacer = new GatePacer(lane.gates.post_lookup, null, signal);
+    let billed = 0;
+    try {
+      const result = await lane.client.lookupPosts(batch, { signal, pacer });
+      for (const [id, outcome] of result.value) outcomes.set(id, outcome);
+      billed = batch.filter((id) => !readToday.get(id) && result.value.get(id)?.kind === 'found').length;
+      metrics.platformRequest(platform, 'post_lookup', 'ok');
+    } catch (error) {
+      if (!(error instanceof PlatformError)) throw error;
+      metrics.platformRequest(platform, 'post_lookup', error.kind);
+      logger.debug({ platform, kind: error.kind }, 'post refresh failed; tried again at the next check');
+      billed = Math.min(billable, error.reads ?? 0);
+      break;
+    } finally {
+      await pacer.finish();
+      if (reservation) await lane.budget?.settle(reservation, billed);
+    }
+  }
+  return { candidates, outcomes };
+}
+
+/**
+ * The candidates the refresh reached, per account, as they are to be stored: current metrics and
+ * one more history sample for a post found, `deleted` or `hidden` (keeping its last numbers and
+ * the time it was first found so) for one the platform no longer shows. Posts it could not tell
+ * about (not asked, or an unclassified error) keep their row unchanged and are left out.
+ */
+export function refreshedRows(read: RefreshRead, now: number, toleranceMs: number): Map<number, PostRow[]> {
+  const byAccount = new Map<number, PostRow[]>();
+  for (const row of read.candidates) {
+    const outcome = read.outcomes.get(row.post_id);
+    if (!outcome || outcome.kind === 'unknown') continue;
+    let updated: PostRow;
+    if (outcome.kind === 'found') {
+      const { likes, reposts, replies, quotes } = outcome.post;
+      const history = recordObservation(parseHistory(parseJson<unknown>(row.metrics_history, [])), Number(row.created_at), now, { likes, reposts, replies, quotes }, toleranceMs);
+      updated = { ...row, likes, reposts, replies, quotes, metrics_observed_at: now, status: 'live', status_at: null, metrics_history: JSON.stringify(history) };
+    } else {
+      updated = { ...row, status: outcome.kind, status_at: row.status === outcome.kind ? row.status_at : now };
+    }
+    const list = byAccount.get(Number(row.account_id)) ?? [];
+    list.push(updated);
+    byAccount.set(Number(row.account_id), list);
+  }
+  return byAccount;
+}
+
+type Reservation = Awaited<ReturnType<NonNullable<PlatformLane['budget']>['reserve']>>;
+
+/**
+ * Reserves `wanted` reads for a refresh only if the day's budget keeps, after it, what the rest of
+ * the day's profile checks can need: every tracked account of the platform, once per interval
+ * until midnight UTC. A refresh of posts already read today costs nothing and always goes.
+ */
+async function reserveAboveProfiles(ctx: TrackerContext, lane: PlatformLane, wanted: number): Promise<Reservation | null | 'no room'> {
+  const budget = lane.budget;
+  if (!budget || wanted === 0) return null;
+  const now = ctx.clock.now();
+  const checksLeftToday = Math.ceil((DAY_MS - (now % DAY_MS)) / ctx.settings.intervalMs);
+  const keep = (await trackedCount(ctx, lane)) * checksLeftToday;
+  const seen = budget.snapshot();
+  if (seen.day === utcDay(now) && seen.limit - seen.used - wanted < keep) return 'no room';
+  const reservation = await budget.reserve(wanted);
+  const after = budget.snapshot();
+  if (reservation.granted < wanted || after.limit - after.used < keep) {
+    await budget.settle(reservation, 0);
+    return 'no room';
+  }
+  return reservation;
+}
+
+const trackedCounts = new WeakMap<PlatformLane, { at: number; n: number }>();
+
+/** Accounts of the lane's platform the tracker checks (not paused, not untracked), counted once a minute. */
+async function trackedCount(ctx: TrackerContext, lane: PlatformLane): Promise<number> {
+  const now = ctx.clock.now();
+  const cached = trackedCounts.get(lane);
+  if (cached && now - cached.at < TRACKED_COUNT_TTL_MS) return cached.n;
+  const rows = await countByStatus(ctx.store.reader);
+  const n = rows.filter((r) => r.platform === lane.client.platform && r.status !== 'paused').reduce((sum, r) => sum + r.n, 0);
+  trackedCounts.set(lane, { at: now, n });
+  return n;
+}
