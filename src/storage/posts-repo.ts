@@ -21,7 +21,9 @@ export async function insertPosts(db: Db, caps: DialectCapabilities, posts: read
   const perRow = COLUMNS;
   const chunk = Math.max(1, Math.floor(caps.maxParameters / perRow));
   for (let i = 0; i < posts.length; i += chunk) {
-    await db.insertInto('posts').values(posts.slice(i, i + chunk)).onConflict((oc) => oc.columns(['account_id', 'post_id']).doNothing()).execute();
+    // Metrics are as old as the read that brought the post, unless the caller says otherwise.
+    const rows = posts.slice(i, i + chunk).map((post) => ({ metrics_observed_at: post.fetched_at, ...post }));
+    await db.insertInto('posts').values(rows).onConflict((oc) => oc.columns(['account_id', 'post_id']).doNothing()).execute();
   }
   for (const accountId of new Set(posts.map((p) => p.account_id))) {
     const cutoff = db

@@ -274,6 +274,7 @@ describe('GET /api/accounts/:platform/:username/posts', () => {
     assert.deepEqual(one, {
       id: 'p004', createdAt: '2026-11-01T00:04:00.000Z', text: 'post 4 #tag1', url: 'https://x.com/jack/status/4', lang: 'en', sentiment: 0.5,
       isRepost: false, isReply: true, metrics: { likes: 40, reposts: 4, replies: 2, quotes: 1 }, hashtags: ['tag1'], mentions: [], domains: [],
+      metricsObservedAt: '2026-11-01T00:04:01.000Z', status: 'live', statusSince: null, metricsHistory: [],
     });
     assert.equal(all.data.find((p: { id: string }) => p.id === 'p003').isRepost, true);
     assert.deepEqual(all.data.find((p: { id: string }) => p.id === 'p001').mentions, ['alice']);
