@@ -38,10 +38,18 @@ export async function lookupUsers(connection: XConnection, path: string, paramet
   const all = [...run.wanted.values()];
   for (let i = 0; i < all.length; i += X_BATCH_SIZE) run.queue.push(all.slice(i, i + X_BATCH_SIZE));
   let reads = 0;
+  let answered = 0;
   try {
-    for (let batch = run.queue.shift(); batch !== undefined; batch = run.queue.shift()) reads += await lookupOne(run, batch);
+    for (let batch = run.queue.shift(); batch !== undefined; batch = run.queue.shift()) {
+      reads += await lookupOne(run, batch);
+      answered += 1;
+    }
   } catch (error) {
-    throw withReads(error, reads);
+    // A request after the first (a batch asked again after a 400, the next batch of 100) found no
+    // room in the rate-limit window: what was learnt is kept, the rest waits for its next check.
+    // Throwing it all away would ask the same first request again in every window.
+    if (!(error instanceof PlatformError) || error.kind !== 'rate_limited' || answered === 0) throw withReads(error, reads);
+    for (const key of run.wanted.keys()) if (!run.outcomes.has(key)) run.outcomes.set(key, { kind: 'unknown', reason: `not asked: ${error.message}` });
   }
   return { value: run.outcomes, rateLimit: run.rateLimit, reads };
 }

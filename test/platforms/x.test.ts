@@ -295,15 +295,18 @@ describe('X rate limits and failures', () => {
     assert.equal(fake.tooManyRequests, 1);
   });
 
-  test('a failure after earlier requests of the same call still reports their reads', async (t) => {
+  test('a failure after earlier requests of the same call still reports their reads, and a lookup keeps what they learnt', async (t) => {
     const { fake, client } = await setup(t);
     for (const name of ['n1', 'n2', 'n3', 'n4']) fake.addUser({ username: name });
     const vague = JSON.stringify({ title: 'Invalid Request', detail: 'One or more parameters to your request was invalid.', type: 'https://api.twitter.com/2/problems/invalid-request' });
     fake.faults.inject({ kind: 'status', status: 400, body: vague }, 1, '/2/users/by');
     // The 400 takes no slot of the window; the first half does, so the second half gets a 429.
+    // What the earlier requests learnt is kept; the rest is unknown (asked again at its next check).
     fake.setRateLimit('users_by', 1);
-    const lookup = await rejectsWith(client.lookupByUsernames(['n1', 'n2', 'n3', 'n4']), 'rate_limited');
+    const lookup = await client.lookupByUsernames(['n1', 'n2', 'n3', 'n4']);
     assert.equal(lookup.reads, 2);
+    assert.deepEqual(['n1', 'n2', 'n3', 'n4'].map((n) => lookup.value.get(n)?.kind), ['found', 'found', 'unknown', 'unknown']);
+    assert.match((lookup.value.get('n3') as { reason: string }).reason, /rate limit/);
     assert.deepEqual(fake.requests.map((r) => r.status), [400, 200, 429]);
 
     const user = fake.addUser({ username: 'prolific' });
