@@ -54,9 +54,11 @@ export async function startSimulation(xCount = 200, blueskyCount = 100, random: 
   x.setRateLimit('users_by', 300, 15 * 60_000);
   x.setRateLimit('users', 300, 15 * 60_000);
   x.setRateLimit('tweets', 1_500, 15 * 60_000);
+  x.setRateLimit('tweets_by_ids', 450, 15 * 60_000);
   bsky.setRateLimit('getProfiles', 3_000, 5 * 60_000);
   bsky.setRateLimit('getProfile', 3_000, 5 * 60_000);
   bsky.setRateLimit('getAuthorFeed', 3_000, 5 * 60_000);
+  bsky.setRateLimit('getPosts', 3_000, 5 * 60_000);
   const rows: string[] = ['username,platform,tags'];
   for (let i = 0; i < xCount; i++) {
     const username = `${pick(WORDS, random)}_${i}`;
@@ -86,12 +88,16 @@ export async function startSimulation(xCount = 200, blueskyCount = 100, random: 
   return { x, bsky, csv: `${rows.join('\n')}\n`, close: async () => void (await Promise.all([x.close(), bsky.close()])) };
 }
 
-/** One step of life: followers drift, a tenth of the accounts post, now and then one is renamed. */
+/**
+ * One step of life: followers drift, a tenth of the accounts post, recent posts gather likes (so
+ * the tracker's post refresh has something to see), now and then one is renamed.
+ */
 export function evolve(sim: Simulation, random: () => number = Math.random): void {
   for (const user of [...sim.x.world.usersById.values()]) {
     if (user.state === 'removed') continue;
     const drift = Math.round(user.followers * (random() - 0.4) * 0.01) + Math.floor(random() * 3);
     sim.x.updateUser(user.id, { followers: Math.max(0, user.followers + drift) });
+    for (const post of user.timeline.slice(-3)) sim.x.updatePost(post.id, { likes: post.likes + Math.floor(random() * 20) });
     if (random() < 0.1 && !user.protected) {
       const input = postInput(random);
       sim.x.addPost(user.id, { text: input.text, lang: input.lang, likes: input.likes, reposts: input.reposts, replies: input.replies, quotes: input.quotes, hashtags: input.tags, urls: input.links });
@@ -108,6 +114,7 @@ export function evolve(sim: Simulation, random: () => number = Math.random): voi
   for (const user of [...sim.bsky.allUsers()]) {
     if (user.status !== 'active') continue;
     sim.bsky.updateUser(user.did, { followers: Math.max(0, user.followers + Math.floor(random() * 5) - 1) });
+    for (const post of sim.bsky.recentPosts(user.did, 3)) sim.bsky.updatePost(post.uri, { likes: post.likes + Math.floor(random() * 10) });
     if (random() < 0.1) {
       const input = postInput(random);
       sim.bsky.addPost(user.did, { text: input.text, langs: [input.lang], likes: input.likes, reposts: input.reposts, replies: input.replies, quotes: input.quotes, tags: input.tags, links: input.links });

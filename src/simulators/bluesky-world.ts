@@ -183,6 +183,17 @@ export class BlueskyWorld {
     return false;
   }
 
+  /** The user's own newest posts (not reposts), newest first. */
+  recentPosts(did: string, n: number): BlueskyPost[] {
+    const posts: BlueskyPost[] = [];
+    for (const entry of this.feeds.get(did) ?? []) {
+      const post = entry.repost === null ? this.posts.get(entry.postUri) : undefined;
+      if (post) posts.push(post);
+      if (posts.length >= n) break;
+    }
+    return posts;
+  }
+
   /** Every user, whatever their state (the demo walks them to make the world change). */
   allUsers(): IterableIterator<BlueskyUser> {
     return this.users.values();
