@@ -180,6 +180,19 @@ for (const [platform, sideOf] of [['x', xSide], ['bluesky', bskySide]] as const)
   });
 }
 
+describe('the OpenAPI document', () => {
+  it('says how fresh the posts\' metrics are and describes metricsObservedAt, status and the history', async (t) => {
+    const w = await world(t);
+    const response = await w.api.app.inject({ method: 'GET', url: '/api/openapi.json' });
+    const operation = response.json().paths['/api/accounts/{platform}/{username}/posts'].get;
+    assert.match(operation.description, /POST_REFRESH_WINDOW/);
+    assert.match(operation.description, /metricsObservedAt/);
+    const post = operation.responses['200'].content['application/json'].schema.properties.data.items;
+    for (const field of ['metrics', 'metricsObservedAt', 'status', 'statusSince', 'metricsHistory']) assert.ok(post.properties[field], field);
+    assert.ok(post.required.includes('metricsObservedAt'));
+  });
+});
+
 describe('post refresh within the limits', () => {
   it('X: with a tight daily read budget, refreshes wait and profile checks still go through', async (t) => {
     // Tight: a batch reserves a lookup's worth (100) while it runs (one batch at a time here), and
