@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PerchError } from '../domain/errors.ts';
 import { roleSatisfies, type RouteAccess } from '../domain/roles.ts';
 import type { KeyAuthenticator, KeyCheck, Principal } from '../services/api-keys.ts';
-import type { Clock } from '../services/clock.ts';
+import type { Clock } from '../clock.ts';
 import type { FailureThrottle } from './auth-throttle.ts';
 import { sendProblem } from './errors.ts';
 

@@ -4,7 +4,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { FastifyRateLimitOptions, FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { Kysely } from 'kysely';
-import type { Clock } from '../services/clock.ts';
+import type { Clock } from '../clock.ts';
 import { countHits, pruneRateCounters, windowStartOf } from '../storage/api-limits-repo.ts';
 import type { Database } from '../storage/schema.ts';
 

@@ -16,8 +16,6 @@ export interface ClaimedAccount {
   username: string;
   platformUserId: string | null;
   status: AccountStatus;
-  /** Post count at the previous check, or null before the first. */
-  previousPosts: number | null;
   postsSeenCount: number | null;
   lastPostId: string | null;
   followerSeries: [number, number][];
@@ -35,7 +33,7 @@ export interface ClaimRequest {
   limit: number;
 }
 
-const CLAIM_COLUMNS = ['id', 'platform', 'username', 'platform_user_id', 'status', 'metrics', 'posts_seen_count', 'last_post_id', 'follower_series', 'consecutive_failures', 'renames'] as const;
+const CLAIM_COLUMNS = ['id', 'platform', 'username', 'platform_user_id', 'status', 'posts_seen_count', 'last_post_id', 'follower_series', 'consecutive_failures', 'renames'] as const;
 
 /**
  * Leases up to `limit` due accounts of one platform, oldest due first. On PostgreSQL the inner
@@ -67,7 +65,6 @@ export async function claimDueAccounts(db: Db, caps: DialectCapabilities, reques
     username: row.username,
     platformUserId: row.platform_user_id,
     status: row.status as AccountStatus,
-    previousPosts: parseJson<{ posts?: number } | null>(row.metrics, null)?.posts ?? null,
     postsSeenCount: row.posts_seen_count,
     lastPostId: row.last_post_id,
     followerSeries: parseJson<[number, number][]>(row.follower_series, []),

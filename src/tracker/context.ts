@@ -6,7 +6,7 @@ import type { Endpoint, PlatformClient, PlatformErrorKind } from '../platforms/t
 import type { Store } from '../storage/store.ts';
 import type { RateGate } from './rate-gate.ts';
 import type { ReadBudget } from './read-budget.ts';
-import type { TrackerClock } from './tracker-clock.ts';
+import type { SleepingClock } from '../clock.ts';
 
 export interface TrackerSettings {
   intervalMs: number;
@@ -48,7 +48,7 @@ export interface PlatformLane {
 export interface TrackerContext {
   store: Store;
   lane: PlatformLane;
-  clock: TrackerClock;
+  clock: SleepingClock;
   settings: TrackerSettings;
   metrics: TrackerMetrics;
   logger: Logger;

@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { RateLimitInfo } from '../platforms/types.ts';
 import type { Database } from '../storage/schema.ts';
 import { recordWindow, returnToken, takeRequest, type WindowRow } from '../storage/rate-windows-repo.ts';
-import type { TrackerClock } from './tracker-clock.ts';
+import type { SleepingClock } from '../clock.ts';
 
 /** Waiting a little past the platform's reset absorbs clock skew between us and the platform. */
 export const RESET_MARGIN_MS = 500;
@@ -48,7 +48,7 @@ export class RateGate {
     private readonly db: Kysely<Database>,
     /** Names the window in the store: platform, endpoint group and credential. */
     readonly key: string,
-    private readonly clock: TrackerClock,
+    private readonly clock: SleepingClock,
     private readonly onStoreError: (error: unknown) => void = () => {},
   ) {}
 

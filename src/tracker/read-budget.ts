@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Platform } from '../domain/platforms.ts';
 import type { Database } from '../storage/schema.ts';
 import { adjustReads, readsOn, reserveReads, utcDay } from '../storage/usage-repo.ts';
-import type { TrackerClock } from './tracker-clock.ts';
+import type { SleepingClock } from '../clock.ts';
 
 export interface Reservation {
   day: string;
@@ -17,9 +17,9 @@ export class ReadBudget {
   private readonly db: Kysely<Database>;
   private readonly platform: Platform;
   readonly limit: number;
-  private readonly clock: TrackerClock;
+  private readonly clock: SleepingClock;
 
-  constructor(db: Kysely<Database>, platform: Platform, limit: number, clock: TrackerClock) {
+  constructor(db: Kysely<Database>, platform: Platform, limit: number, clock: SleepingClock) {
     this.db = db;
     this.platform = platform;
     this.limit = limit;

@@ -14,7 +14,7 @@ import { Heartbeat } from './heartbeat.ts';
 import { NO_METRICS, type PlatformLane, type TrackerContext, type TrackerMetrics, type TrackerSettings } from './context.ts';
 import { RateGate, type GateSnapshot } from './rate-gate.ts';
 import { ReadBudget } from './read-budget.ts';
-import type { TrackerClock } from './tracker-clock.ts';
+import type { SleepingClock } from '../clock.ts';
 
 /** An idle lane looks for due work at least this often (another process may have imported). */
 const IDLE_POLL_MS = 5_000;
@@ -28,7 +28,7 @@ const BATCH_FAILURE_DELAY_MS = 60_000;
 export interface TrackerOptions {
   store: Store;
   clients: readonly PlatformClient[];
-  clock: TrackerClock;
+  clock: SleepingClock;
   settings: TrackerSettings;
   logger: Logger;
   /** Reads per UTC day per platform that bills them (X); absent = unlimited. */
@@ -63,7 +63,7 @@ export interface TrackerStatus {
 }
 
 /** One gate per rate-limit group of the platform's credential; endpoints of a group share it. */
-function gatesFor(client: PlatformClient, store: Store, clock: TrackerClock, logger: Logger): Record<Endpoint, RateGate> {
+function gatesFor(client: PlatformClient, store: Store, clock: SleepingClock, logger: Logger): Record<Endpoint, RateGate> {
   const byGroup = new Map<string, RateGate>();
   const gate = (endpoint: Endpoint) => {
     const group = client.rateLimitGroups[endpoint];
