@@ -5,8 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
-import { StoreFailureThrottle } from './http/auth-throttle.ts';
 import type { AppDeps } from './http/deps.ts';
+import { StoreFailureThrottle } from './limits/failure-throttle.ts';
 import { deriveKey } from './domain/sealed-box.ts';
 import { KeyAuthenticator } from './services/api-keys.ts';
 import { ensureAdminKey } from './services/bootstrap-admin.ts';
@@ -53,7 +53,7 @@ export async function composeApp(config: Config, options: ComposeOptions): Promi
       store,
       clock,
       authenticator,
-      throttle: new StoreFailureThrottle(store, config.authFailuresPerMinute, options.logger),
+      throttle: new StoreFailureThrottle(store.db, config.authFailuresPerMinute, options.logger, clock.now),
       keyHashSecret,
       sealKey: deriveKey(keyHashSecret, 'idempotent-responses'),
       tracker,

@@ -5,7 +5,7 @@ import type { Clock } from '../clock.ts';
 import type { Store } from '../services/context.ts';
 import type { Registry } from 'prom-client';
 import type { TrackerView } from '../domain/tracker-status.ts';
-import type { FailureThrottle } from './auth-throttle.ts';
+import type { FailureThrottle } from '../limits/failure-throttle.ts';
 
 export interface AppDeps {
   config: Config;

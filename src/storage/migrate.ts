@@ -5,12 +5,14 @@ import type { Database } from './schema.ts';
 import { initialSchema } from './migrations/001-initial.ts';
 import { trackingSchema } from './migrations/002-tracking.ts';
 import { sharedLimitsSchema } from './migrations/003-shared-limits.ts';
+import { budgetGrantAndDueWakeups } from './migrations/007-budget-grant-and-due-wakeups.ts';
 
 function migrations(caps: DialectCapabilities): Record<string, Migration> {
   return {
     '001-initial': initialSchema(caps),
     '002-tracking': trackingSchema(),
     '003-shared-limits': sharedLimitsSchema(caps),
+    '007-budget-grant-and-due-wakeups': budgetGrantAndDueWakeups(caps),
   };
 }
 

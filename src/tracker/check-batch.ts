@@ -10,7 +10,7 @@ import { buildResult, type AccountResult } from './account-result.ts';
 import type { TrackerContext } from './context.ts';
 import { fetchNewPosts, type PostsWanted } from './fetch-posts.ts';
 import { lookupBatch } from './lookup.ts';
-import type { Ticket } from './rate-gate.ts';
+import type { Ticket } from '../limits/rate-gate.ts';
 import { saveResults } from './save-results.ts';
 
 const ANALYSIS_WINDOW_MS = 30 * 86_400_000;

@@ -4,8 +4,8 @@ import type { Logger } from 'pino';
 import type { Platform } from '../domain/platforms.ts';
 import type { Endpoint, PlatformClient, PlatformErrorKind } from '../platforms/types.ts';
 import type { Store } from '../storage/store.ts';
-import type { RateGate } from './rate-gate.ts';
-import type { ReadBudget } from './read-budget.ts';
+import type { RateGate } from '../limits/rate-gate.ts';
+import type { ReadBudget } from '../limits/read-budget.ts';
 import type { SleepingClock } from '../clock.ts';
 
 export interface TrackerSettings {

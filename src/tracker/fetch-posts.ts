@@ -4,7 +4,7 @@
 import type { PlatformPost } from '../platforms/types.ts';
 import { PlatformError } from '../platforms/types.ts';
 import type { TrackerContext } from './context.ts';
-import type { Ticket } from './rate-gate.ts';
+import type { Ticket } from '../limits/rate-gate.ts';
 
 export interface PostsWanted {
   accountId: number;

@@ -3,7 +3,7 @@
 import { backoffDelay } from '../domain/tracking-rules.ts';
 import { PlatformError, type CallResult, type Endpoint, type LookupOutcome } from '../platforms/types.ts';
 import type { TrackerContext } from './context.ts';
-import type { Ticket } from './rate-gate.ts';
+import type { Ticket } from '../limits/rate-gate.ts';
 
 export const LOOKUP_ATTEMPTS = 3;
 const RETRY_BASE_MS = 1_000;

@@ -12,8 +12,8 @@ import { claimDueAccounts, deferAccounts, hasDueUnresolved, nextDueAt, releaseLe
 import { checkBatch } from './check-batch.ts';
 import { Heartbeat } from './heartbeat.ts';
 import { NO_METRICS, type PlatformLane, type TrackerContext, type TrackerMetrics, type TrackerSettings } from './context.ts';
-import { RateGate, type GateSnapshot } from './rate-gate.ts';
-import { ReadBudget } from './read-budget.ts';
+import { RateGate, type GateSnapshot } from '../limits/rate-gate.ts';
+import { ReadBudget } from '../limits/read-budget.ts';
 import type { SleepingClock } from '../clock.ts';
 
 /** An idle lane looks for due work at least this often (another process may have imported). */

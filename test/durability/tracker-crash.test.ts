@@ -10,7 +10,7 @@ import { createXClient } from '../../src/platforms/x.ts';
 import { commitImport, planImport } from '../../src/services/import-accounts.ts';
 import { openStore, type Store } from '../../src/storage/store.ts';
 import { trackerSettings } from '../../src/tracker/create-tracker.ts';
-import { RateGate } from '../../src/tracker/rate-gate.ts';
+import { RateGate } from '../../src/limits/rate-gate.ts';
 import { Tracker } from '../../src/tracker/tracker.ts';
 import { systemClock } from '../../src/clock.ts';
 import { startFakeX } from '../fakes/x-server.ts';
