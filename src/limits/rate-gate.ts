@@ -47,8 +47,11 @@ export interface WindowHeaders {
   resetAt: number;
 }
 
-/** A request taken from the window; hand it back to settle() or cancel(). */
-export type Ticket = { kind: 'token'; resetAt: number } | { kind: 'probe' };
+/**
+ * A request taken from the window; hand it back to settle() or cancel(). Only the first of those
+ * counts (`done`), so a holder may cancel in a `finally` whatever the request path settled.
+ */
+export type Ticket = ({ kind: 'token'; resetAt: number } | { kind: 'probe' }) & { done?: boolean };
 
 export class RateGate {
   /** Total time spent waiting for the window to reopen, in ms (for metrics). */
@@ -139,6 +142,8 @@ export class RateGate {
    * (the token stays spent; a probe's lease runs out), which errs on the side of sending less.
    */
   async settle(ticket: Ticket, info: WindowHeaders | null, retryAt: number | null = null): Promise<void> {
+    if (ticket.done) return;
+    ticket.done = true;
     const now = this.clock.now();
     // A reset in milliseconds instead of seconds, or a broken proxy, must not park the gate for
     // weeks (or overflow a timer): no wait is believed beyond MAX_WAIT_MS. A reset already past
@@ -155,8 +160,10 @@ export class RateGate {
     }
   }
 
-  /** Gives back a request that was never sent. Never throws (a token the store did not take back stays spent). */
+  /** Gives back a request that was never sent (nothing, if it was settled). Never throws (a token the store did not take back stays spent). */
   async cancel(ticket: Ticket): Promise<void> {
+    if (ticket.done) return;
+    ticket.done = true;
     try {
       if (ticket.kind === 'token') await returnToken(this.db, this.key, ticket.resetAt);
       else this.lastSeen = (await recordWindow(this.db, this.key, this.clock.now(), null, null, true)) ?? this.lastSeen;
