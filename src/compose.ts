@@ -53,7 +53,7 @@ export async function composeApp(config: Config, options: ComposeOptions): Promi
       store,
       clock,
       authenticator,
-      throttle: new StoreFailureThrottle(store.db, config.authFailuresPerMinute, options.logger, clock.now),
+      throttle: new StoreFailureThrottle(store.db, config.authFailuresPerMinute, options.logger, () => clock.now()),
       keyHashSecret,
       sealKey: deriveKey(keyHashSecret, 'idempotent-responses'),
       tracker,

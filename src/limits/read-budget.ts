@@ -11,7 +11,6 @@
 // error to the caller (it may not read without one): X reads are billed, so the budget fails closed.
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
-import type { Platform } from '../domain/platforms.ts';
 import type { Database } from '../storage/schema.ts';
 import { adjustReads, reserveReads, utcDay } from '../storage/usage-repo.ts';
 
@@ -31,7 +30,8 @@ export class ReadBudget {
 
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly platform: Platform,
+    /** Names the budget's row: a platform (`x`), or any other budget of reads (`x:post-refresh`). */
+    private readonly name: string,
     readonly limit: number,
     private readonly clock: Clock,
   ) {}
@@ -39,14 +39,14 @@ export class ReadBudget {
   /** Reserves up to `wanted` reads of today's budget; `granted` is 0 when the day is SPENT. */
   async reserve(wanted: number): Promise<Reservation> {
     const day = utcDay(this.clock.now());
-    const { granted, used } = await reserveReads(this.db, this.platform, day, wanted, this.limit);
+    const { granted, used } = await reserveReads(this.db, this.name, day, wanted, this.limit);
     this.lastSeen = { day, used };
     return { day, granted };
   }
 
   /** Settles a reservation with the reads the request really made (0 when it was not sent). */
   async settle(reservation: Reservation, read: number): Promise<void> {
-    const used = await adjustReads(this.db, this.platform, reservation.day, read - reservation.granted);
+    const used = await adjustReads(this.db, this.name, reservation.day, read - reservation.granted);
     if (used !== null && reservation.day === this.lastSeen.day) this.lastSeen.used = used;
   }
 

@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { SleepingClock } from '../clock.ts';
 import { RateGate, type GateSnapshot } from '../limits/rate-gate.ts';
+import { throttledWarning } from '../limits/pacing.ts';
 import { ReadBudget, type BudgetSnapshot } from '../limits/read-budget.ts';
 import type { Endpoint, PlatformClient } from '../platforms/types.ts';
 import type { Store } from '../storage/store.ts';
@@ -28,7 +29,7 @@ function gatesFor(client: PlatformClient, store: Store, clock: SleepingClock, lo
   const gate = (endpoint: Endpoint) => {
     const group = client.rateLimitGroups[endpoint];
     const key = `${client.platform}:${group}:${client.rateLimitScope}`;
-    if (!byGroup.has(group)) byGroup.set(group, new RateGate(store.db, key, clock, (error) => logger.warn({ err: error, window: key }, 'could not record a rate-limit window')));
+    if (!byGroup.has(group)) byGroup.set(group, new RateGate(store.db, key, clock, throttledWarning(logger, `could not record the rate-limit window ${key}; it keeps what it had`, clock.now)));
     return byGroup.get(group) as RateGate;
   };
   return { lookup_by_name: gate('lookup_by_name'), lookup_by_id: gate('lookup_by_id'), posts: gate('posts') };
