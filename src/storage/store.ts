@@ -2,7 +2,8 @@
 import type { Kysely } from 'kysely';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
 import { openSqlite, sqliteCapabilities } from './dialects/sqlite.ts';
-import { listenOnChannel, openPostgres, postgresCapabilities } from './dialects/postgres.ts';
+import { openPostgres, postgresCapabilities } from './dialects/postgres.ts';
+import { listenOnChannel } from './dialects/postgres-notify.ts';
 import { migrateToLatest } from './migrate.ts';
 import type { Database } from './schema.ts';
 

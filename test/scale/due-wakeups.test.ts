@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { systemClock } from '../../src/clock.ts';
 import { commitImport, planImport } from '../../src/services/import-accounts.ts';
 import { openStore } from '../../src/storage/store.ts';
@@ -23,7 +24,7 @@ async function until(condition: () => Promise<boolean> | boolean, what: string, 
   }
 }
 
-test('two trackers on PostgreSQL are woken by another process\'s import and refresh', { skip: dialectName !== 'postgres' && 'LISTEN/NOTIFY is PostgreSQL\'s (TEST_DATABASE_URL)', timeout: 120_000 }, async (t) => {
+test('two trackers on PostgreSQL are woken by another process\'s import and refresh, also after their listening connections were dropped', { skip: dialectName !== 'postgres' && 'LISTEN/NOTIFY is PostgreSQL\'s (TEST_DATABASE_URL)', timeout: 120_000 }, async (t) => {
   const w = await trackerWorld(t);
   w.x.addUser({ username: 'jack' });
   // Three processes on one database: two trackers, and one that imports and refreshes.
@@ -46,6 +47,17 @@ test('two trackers on PostgreSQL are woken by another process\'s import and refr
   await commitImport(importer, await planImport('username\njack\n', w.config), { actor: 'test', source: 'test', clock: systemClock });
   await until(async () => (await w.account('x', 'jack')).status === 'active', 'jack to be checked');
   await until(() => ticks(a) > before[0]! && ticks(b) > before[1]!, 'both trackers to wake');
+
+  // The server drops both listening connections (a restart, a failover): the trackers stay up and listen again.
+  const channel = await importer.caps.dueNotifications!.channel(importer.db);
+  const listening = sql<{ pid: number }>`select pid from pg_stat_activity where query = ${`listen "${channel}"`}`;
+  await until(async () => (await listening.execute(importer.db)).rows.length === 2, 'two listening connections');
+  const dropped = (await listening.execute(importer.db)).rows.map((r) => r.pid);
+  await sql`select pg_terminate_backend(pid) from pg_stat_activity where pid in (${sql.join(dropped)})`.execute(importer.db);
+  await until(async () => {
+    const pids = (await listening.execute(importer.db)).rows.map((r) => r.pid);
+    return pids.length === 2 && pids.every((pid) => !dropped.includes(pid));
+  }, 'the trackers to listen again');
 
   const checkedAt = (await w.account('x', 'jack')).tracking.lastCheckedAt;
   const row = await importer.db.selectFrom('accounts').select('id').where('username_key', '=', 'jack').executeTakeFirstOrThrow();
