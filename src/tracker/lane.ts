@@ -2,9 +2,10 @@
 // credential), its read budget, and whether it is paused (credentials refused, budget spent).
 import type { Logger } from 'pino';
 import type { SleepingClock } from '../clock.ts';
-import { RateGate, type GateSnapshot } from '../limits/rate-gate.ts';
+import type { PlatformLaneStatus } from '../domain/tracker-status.ts';
+import { RateGate } from '../limits/rate-gate.ts';
 import { throttledWarning } from '../limits/pacing.ts';
-import { ReadBudget, type BudgetSnapshot } from '../limits/read-budget.ts';
+import { ReadBudget } from '../limits/read-budget.ts';
 import type { Endpoint, PlatformClient } from '../platforms/types.ts';
 import type { Store } from '../storage/store.ts';
 import type { PlatformLane } from './context.ts';
@@ -12,15 +13,6 @@ import type { PlatformLane } from './context.ts';
 export interface Lane extends PlatformLane {
   pausedUntil: number;
   pauseReason: string | null;
-}
-
-export interface LaneStatus {
-  configured: boolean;
-  pausedUntil: string | null;
-  pauseReason: string | null;
-  lookup: GateSnapshot;
-  posts: GateSnapshot;
-  budget: BudgetSnapshot | null;
 }
 
 /** One gate per rate-limit group of the platform's credential; endpoints of a group share it. */
@@ -52,7 +44,7 @@ export function pauseLane(lane: Lane, until: number, reason: string, logger: Log
   lane.pauseReason = reason;
 }
 
-export function laneStatus(lane: Lane, now: number): LaneStatus {
+export function laneStatus(lane: Lane, now: number): PlatformLaneStatus {
   return {
     configured: lane.client.configured,
     pausedUntil: lane.pausedUntil <= now ? null : new Date(lane.pausedUntil).toISOString(),

@@ -8,12 +8,13 @@ import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { SleepingClock } from '../clock.ts';
 import type { Platform } from '../domain/platforms.ts';
+import type { TrackerStatus, TrackerView } from '../domain/tracker-status.ts';
 import type { PlatformClient } from '../platforms/types.ts';
 import { nextDueAt, releaseTrackerLeases } from '../storage/leases-repo.ts';
 import type { Store } from '../storage/store.ts';
 import { NO_METRICS, type TrackerContext, type TrackerMetrics, type TrackerSettings } from './context.ts';
 import { Heartbeat } from './heartbeat.ts';
-import { createLane, laneStatus, type Lane, type LaneStatus } from './lane.ts';
+import { createLane, laneStatus, type Lane } from './lane.ts';
 import { runRound, type RoundDeps, type RoundReport } from './lane-round.ts';
 import { PollingLoop } from './loop.ts';
 
@@ -39,17 +40,8 @@ export interface TrackerOptions {
 
 export type TickReport = RoundReport;
 
-export interface TrackerStatus {
-  running: boolean;
-  owner: string;
-  lastTickAt: string | null;
-  lastTickMs: number | null;
-  /** Lane rounds (claim until nothing is due) since start. */
-  ticks: number;
-  platforms: Record<string, LaneStatus>;
-}
-
-export class Tracker {
+/** Reports through the status shape in domain/tracker-status.ts, which health and metrics read. */
+export class Tracker implements TrackerView {
   readonly owner: string;
   private readonly options: TrackerOptions;
   private readonly lanes: Lane[];
