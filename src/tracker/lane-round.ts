@@ -47,6 +47,8 @@ export async function runRound(lane: Lane, deps: RoundDeps, report: RoundReport)
 /** One batch. Returns false when nothing more is due (or the lane paused). */
 async function claimAndCheck(lane: Lane, deps: RoundDeps, report: RoundReport): Promise<boolean> {
   const { clock, store, logger } = deps.shared;
+  // Names never resolved go first: they are new, and a user is waiting to see them.
+  const resolved = !(await hasDueUnresolved(store.reader, lane.client.platform, clock.now()));
   // The reads a batch may cost are reserved before claiming, in the store, so trackers in
   // parallel (here or in other processes) cannot together overspend the day's budget.
   const reservation: Reservation | null = lane.budget ? await lane.budget.reserve(lane.client.batchSize) : null;
@@ -56,8 +58,6 @@ async function claimAndCheck(lane: Lane, deps: RoundDeps, report: RoundReport): 
   }
   let reads = 0;
   try {
-    // Names never resolved go first: they are new, and a user is waiting to see them.
-    const resolved = !(await hasDueUnresolved(store.reader, lane.client.platform, clock.now()));
     const limit = Math.min(lane.client.batchSize, reservation?.granted ?? lane.client.batchSize);
     const result = await withLookupTicket(lane, deps, resolved, (ticket) => claimAndCheckOnTicket(lane, deps, ticket, resolved, limit));
     if (result === 'no_ticket') return false;
