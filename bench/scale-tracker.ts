@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { createConfig } from '../src/config.ts';
-import { systemClock } from '../src/services/clock.ts';
+import { systemClock } from '../src/clock.ts';
 import { commitImport, planImport } from '../src/services/import-accounts.ts';
 import { openStore, type Store } from '../src/storage/store.ts';
 import { cpuSnapshot, cpuUsed, describeCpu, type CpuGroups, type CpuUse } from './lib/cpu.ts';

@@ -9,12 +9,11 @@ import { createConfig } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { createBlueskyClient } from '../src/platforms/bluesky.ts';
 import { createXClient } from '../src/platforms/x.ts';
-import { systemClock } from '../src/services/clock.ts';
+import { systemClock } from '../src/clock.ts';
 import { commitImport, planImport } from '../src/services/import-accounts.ts';
 import { openStore, type Store } from '../src/storage/store.ts';
 import { trackerSettings } from '../src/tracker/create-tracker.ts';
 import { Tracker } from '../src/tracker/tracker.ts';
-import { systemTrackerClock } from '../src/tracker/tracker-clock.ts';
 import { startFakeXChild } from './lib/fake-x.ts';
 import { clientLookupRate } from './lib/x-client-baseline.ts';
 import { figure, fmt, heading, summary, target, type Verdict } from './lib/report.ts';
@@ -39,7 +38,7 @@ function tracker(store: Store, config: ReturnType<typeof createConfig>, url: str
   return new Tracker({
     store,
     clients: [createXClient({ baseUrl: url, bearerToken: TOKEN }), createBlueskyClient({ baseUrl: 'http://127.0.0.1:9' })],
-    clock: systemTrackerClock,
+    clock: systemClock,
     settings: trackerSettings(config),
     logger: createLogger('warn'),
     dailyReadBudgets: { x: config.xDailyReadBudget },

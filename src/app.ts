@@ -8,9 +8,10 @@ import type { AppDeps } from './http/deps.ts';
 import { buildClientErrorHandler, handleFrameworkError } from './http/early-errors.ts';
 import { buildErrorHandler } from './http/errors.ts';
 import { registerExpectContinue } from './http/expect-continue.ts';
-import { sharedRateLimitStore } from './http/rate-limit-store.ts';
 import { MAX_PARAM_LENGTH, registerRouteTable } from './http/route-table.ts';
 import { registerValidation } from './http/validation.ts';
+import { clientKey, untrustedForwardingWarning } from './limits/client-address.ts';
+import { sharedRateLimitStore } from './limits/request-counter.ts';
 import { AccountSchema, ProblemSchema } from './http/schemas.ts';
 import { registerIdentityEncodingOnly, registerSecurityHeaders, registerShutdownGate } from './http/security-headers.ts';
 import accountHistoryRoutes from './http/routes/account-history.ts';
@@ -49,6 +50,10 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   });
 
   registerRouteTable(app);
+  if (config.trustProxy === false) {
+    const warnForwarded = untrustedForwardingWarning(logger);
+    app.addHook('onRequest', async (request) => warnForwarded(request.headers['x-forwarded-for']));
+  }
   registerValidation(app);
   app.setErrorHandler(buildErrorHandler(deps.store.caps));
   registerShutdownGate(app);
@@ -64,11 +69,11 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     max: config.rateLimitPerMinute,
     timeWindow: 60_000,
     // Counted in the store, shared by every process; a count that fails lets the request through
-    // (rate-limit-store.ts says why).
+    // (limits/request-counter.ts says why).
     store: sharedRateLimitStore({ db: deps.store.db, clock: deps.clock, log: logger }),
     skipOnError: true,
     hook: 'onRequest',
-    keyGenerator: (request) => request.principal?.keyId ?? request.ip,
+    keyGenerator: (request) => request.principal?.keyId ?? clientKey(request.ip),
     errorResponseBuilder: (_request, context) => new PerchError('rate_limited', `Rate limit of ${context.max} requests per minute reached; retry in ${Math.ceil(context.ttl / 1000)} s.`),
   });
 

@@ -3,7 +3,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { PLATFORMS } from './domain/platforms.ts';
 import { LOST_AFTER_MS } from './domain/tracker-status.ts';
-import type { Clock } from './services/clock.ts';
+import type { Clock } from './clock.ts';
 import type { Store } from './storage/store.ts';
 import { recentTrackers } from './storage/tracker-processes-repo.ts';
 import { countByStatus, countDue } from './storage/tracking-repo.ts';

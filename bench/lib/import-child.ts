@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { createConfig } from '../../src/config.ts';
-import { systemClock } from '../../src/services/clock.ts';
+import { systemClock } from '../../src/clock.ts';
 import { commitImport, planImport } from '../../src/services/import-accounts.ts';
 import { openStore } from '../../src/storage/store.ts';
 import { benchUsername, usernameCsv } from './accounts-fixture.ts';

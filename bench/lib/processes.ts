@@ -88,7 +88,7 @@ export async function startPerch(dbPath: string, env: Record<string, string> = {
  */
 export async function startPerchCommand(command: 'serve' | 'api' | 'worker', databaseUrl: string, env: Record<string, string> = {}): Promise<Server> {
   const port = await freePort();
-  const child = track(spawn(process.execPath, [...profileArgs(), '--import', 'tsx', 'src/cli/main.ts', command], {
+  const child = track(spawn(process.execPath, [...profileArgs(), '--import', 'tsx', 'src/main.ts', command], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {

@@ -1,7 +1,7 @@
 // `perch import FILE`: register the usernames in a CSV file, directly in the store or through a server.
 import type { Command } from 'commander';
 import { commitImport, planImport, type ImportReport } from '../services/import-accounts.ts';
-import { systemClock } from '../services/clock.ts';
+import { systemClock } from '../clock.ts';
 import { withStore } from './context.ts';
 import { importThroughServer } from './import-remote.ts';
 import { loadEnvFile } from './load-config.ts';

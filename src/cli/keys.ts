@@ -2,7 +2,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { ROLES, type Role } from '../domain/roles.ts';
 import { issueApiKey, revokeKey } from '../services/api-keys.ts';
-import { systemClock } from '../services/clock.ts';
+import { systemClock } from '../clock.ts';
 import { findApiKey, listApiKeys, type ApiKey } from '../storage/api-keys-repo.ts';
 import { keySecretOf, withStore } from './context.ts';
 import { CliError, clean, printJson, quote, shortTime, table } from './output.ts';

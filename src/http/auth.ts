@@ -4,8 +4,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PerchError } from '../domain/errors.ts';
 import { roleSatisfies, type RouteAccess } from '../domain/roles.ts';
 import type { KeyAuthenticator, KeyCheck, Principal } from '../services/api-keys.ts';
-import type { Clock } from '../services/clock.ts';
-import type { FailureThrottle } from './auth-throttle.ts';
+import type { Clock } from '../clock.ts';
+import { clientKey } from '../limits/client-address.ts';
+import type { FailureThrottle } from '../limits/failure-throttle.ts';
 import { sendProblem } from './errors.ts';
 
 declare module 'fastify' {
@@ -41,10 +42,6 @@ export function registerAuth(app: FastifyInstance, { authenticator, throttle, cl
     if (request.is404) return;
     const access = request.routeOptions.config.access ?? 'admin';
     if (access === 'public') return;
-    const client = request.ip;
-    const now = clock.now();
-    const wait = await throttle.retryAfter(client, now);
-    if (wait > 0) return tooManyFailures(reply, wait);
     const presented = request.headers['x-api-key'];
     if (presented === undefined || presented === '') {
       return sendProblem(reply, new PerchError('missing_api_key', 'Send your API key in the x-api-key header.'), CHALLENGE);
@@ -52,8 +49,9 @@ export function registerAuth(app: FastifyInstance, { authenticator, throttle, cl
     // Node joins repeated x-api-key headers with ", ", which no key contains: refused as invalid.
     const checked = await authenticator.check(String(presented));
     if (!checked.ok) {
-      const over = await throttle.recordFailure(client, now);
-      // A failure past the limit (reached through other processes meanwhile) tells nothing about the key.
+      // Only failures are throttled: a valid key is served whatever others did from its address.
+      const over = await throttle.recordFailure(clientKey(request.ip), clock.now());
+      // A failure past the limit tells nothing about the key.
       if (over > 0) return tooManyFailures(reply, over);
       return sendProblem(reply, REFUSALS[checked.reason](), CHALLENGE);
     }

@@ -1,11 +1,11 @@
 // What the HTTP layer is given by its composer: everything it needs, nothing it creates itself.
 import type { Config } from '../config.ts';
 import type { KeyAuthenticator } from '../services/api-keys.ts';
-import type { Clock } from '../services/clock.ts';
+import type { Clock } from '../clock.ts';
 import type { Store } from '../services/context.ts';
 import type { Registry } from 'prom-client';
 import type { TrackerView } from '../domain/tracker-status.ts';
-import type { FailureThrottle } from './auth-throttle.ts';
+import type { FailureThrottle } from '../limits/failure-throttle.ts';
 
 export interface AppDeps {
   config: Config;

@@ -8,7 +8,7 @@ import type { Role } from '../domain/roles.ts';
 import { countActiveAdminKeys, insertApiKey, listApiKeys, revokeApiKey, type ApiKey } from '../storage/api-keys-repo.ts';
 import { writeAudit } from '../storage/audit-repo.ts';
 import type { Store } from '../storage/store.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../clock.ts';
 import { inTransactionOnce, type Executor, type Once, type Outcome } from './idempotency.ts';
 
 export interface CreatedApiKey extends ApiKey {

@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import { countActiveAdminKeys } from '../storage/api-keys-repo.ts';
 import type { Store } from '../storage/store.ts';
 import { createApiKey } from './api-keys.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../clock.ts';
 
 /** Returns the new key's plaintext (to print once), or null when an admin key already exists. */
 export async function ensureAdminKey(store: Store, config: Config, secret: string, clock: Clock): Promise<string | null> {

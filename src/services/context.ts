@@ -2,7 +2,7 @@
 // holds the store as an opaque handle and never calls it (only services/ call storage/).
 import type { Config } from '../config.ts';
 import type { Store } from '../storage/store.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../clock.ts';
 
 export type { Store };
 

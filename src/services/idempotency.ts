@@ -9,7 +9,7 @@ import { open, seal } from '../domain/sealed-box.ts';
 import { findIdempotentResponse, saveIdempotentResponse } from '../storage/idempotency-repo.ts';
 import type { Database } from '../storage/schema.ts';
 import type { Store } from '../storage/store.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../clock.ts';
 
 const RETENTION_MS = 24 * 3_600_000;
 

@@ -7,7 +7,7 @@ import type { Platform } from '../domain/platforms.ts';
 import { writeAudit } from '../storage/audit-repo.ts';
 import { listImports, writeImport, type ImportCounts, type ImportRecord } from '../storage/imports-repo.ts';
 import type { Store } from '../storage/store.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../clock.ts';
 import { inTransactionOnce, type Once, type Outcome } from './idempotency.ts';
 
 export interface ImportReport extends ImportCounts {

@@ -5,7 +5,7 @@ import { hashApiKey, hashesEqual, isWellFormedApiKey } from '../domain/api-key-f
 import type { Role } from '../domain/roles.ts';
 import { findApiKeyByHash, touchApiKey } from '../storage/api-keys-repo.ts';
 import type { Database } from '../storage/schema.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../clock.ts';
 
 /** Who is calling: a stored key, or the bootstrap key from ADMIN_API_KEY. */
 export interface Principal {

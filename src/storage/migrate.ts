@@ -6,6 +6,7 @@ import { initialSchema } from './migrations/001-initial.ts';
 import { trackingSchema } from './migrations/002-tracking.ts';
 import { sharedLimitsSchema } from './migrations/003-shared-limits.ts';
 import { postRefreshSchema } from './migrations/005-post-refresh.ts';
+import { budgetGrantAndDueWakeups } from './migrations/007-budget-grant-and-due-wakeups.ts';
 
 function migrations(caps: DialectCapabilities): Record<string, Migration> {
   return {
@@ -13,6 +14,7 @@ function migrations(caps: DialectCapabilities): Record<string, Migration> {
     '002-tracking': trackingSchema(),
     '003-shared-limits': sharedLimitsSchema(caps),
     '005-post-refresh': postRefreshSchema(),
+    '007-budget-grant-and-due-wakeups': budgetGrantAndDueWakeups(caps),
   };
 }
 

@@ -37,31 +37,33 @@ async function readWindow(db: Db, key: string): Promise<WindowRow | null> {
 }
 
 /**
- * Takes one request from the window at `now`. While the window is known (headers seen, reset not
- * yet passed plus `margin`) a token is taken from `remaining`; when it is unknown, one request may
- * go as a probe, alone until it settles or `probeMs` passes (a tracker that died mid-probe).
+ * Takes one request from the window at `now`, in one statement while the window has room. While
+ * the window is known (headers seen, reset not yet passed plus `margin`) a token is taken from
+ * `remaining`; when it is unknown, one request may go as a probe, alone until it settles or
+ * `probeMs` passes (a tracker that died mid-probe). The two cases exclude each other, so the row
+ * the update returns says which was taken. Nothing taken costs one more read, to say why.
  */
 export async function takeRequest(db: Db, key: string, now: number, margin: number, probeMs: number): Promise<Take> {
+  const token = sql<boolean>`(remaining > 0 and reset_at + ${margin} > ${now})`;
+  const probe = sql<boolean>`(probe_until <= ${now} and (remaining is null or reset_at + ${margin} <= ${now}))`;
   for (let attempt = 0; attempt < 2; attempt++) {
-    const token = await db
+    const taken = await db
       .updateTable('rate_windows')
-      .set({ remaining: sql`remaining - 1`, updated_at: now })
+      .set({
+        remaining: sql`case when ${token} then remaining - 1 else remaining end`,
+        probe_until: sql`case when ${token} then probe_until else ${now + probeMs} end`,
+        updated_at: now,
+      })
       .where('window_key', '=', key)
       .where('blocked_until', '<=', now)
-      .where('remaining', '>', 0)
-      .where(sql<boolean>`reset_at + ${margin} > ${now}`)
-      .returning('reset_at')
+      .where(sql<boolean>`(${token} or ${probe})`)
+      .returning(['remaining', 'reset_at'])
       .executeTakeFirst();
-    if (token) return { kind: 'token', resetAt: Number(token.reset_at) };
-    const probe = await db
-      .updateTable('rate_windows')
-      .set({ probe_until: now + probeMs, updated_at: now })
-      .where('window_key', '=', key)
-      .where('blocked_until', '<=', now)
-      .where('probe_until', '<=', now)
-      .where((eb) => eb.or([eb('remaining', 'is', null), eb(sql<number>`reset_at + ${margin}`, '<=', now)]))
-      .executeTakeFirst();
-    if (Number(probe.numUpdatedRows) === 1) return { kind: 'probe' };
+    if (taken) {
+      const resetAt = Number(taken.reset_at);
+      // A token leaves the window known (remaining counted, reset ahead); a probe leaves it unknown.
+      return taken.remaining !== null && resetAt + margin > now ? { kind: 'token', resetAt } : { kind: 'probe' };
+    }
     const row = await readWindow(db, key);
     if (row) return { kind: 'none', row };
     // First use of this window (or the table was emptied): create it unknown, then try again.

@@ -131,6 +131,8 @@ export interface PlatformUsageTable {
   platform: string;
   day: string;
   reads: number;
+  /** The grant of the last reservation, so that the reserving upsert can return it. */
+  last_grant: Generated<number>;
 }
 
 export interface RateWindowsTable {

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
 import { openSqlite, sqliteCapabilities } from './dialects/sqlite.ts';
 import { openPostgres, postgresCapabilities } from './dialects/postgres.ts';
+import { listenOnChannel } from './dialects/postgres-notify.ts';
 import { migrateToLatest } from './migrate.ts';
 import type { Database } from './schema.ts';
 
@@ -16,6 +17,11 @@ export interface Store {
   integrityCheck(): Promise<string>;
   /** Moves SQLite's write-ahead log into the database file now (it also happens every few seconds). */
   checkpoint(): Promise<void>;
+  /**
+   * Calls `onDue` whenever another process (or this one) made accounts due, while it listens;
+   * null when the store cannot tell (SQLite: trackers poll). `onError` hears lost connections.
+   */
+  listenForDue(onDue: () => void, onError: (error: unknown) => void): Promise<{ close(): Promise<void> } | null>;
   close(): Promise<void>;
 }
 
@@ -36,11 +42,16 @@ export async function openStore(databaseUrl: string, options: StoreOptions = {})
       checkpoint: async () => {
         await sqlite.checkpoint();
       },
+      listenForDue: async () => null,
       close: sqlite.close,
     };
   } else {
     const { db } = openPostgres(databaseUrl, options.poolSize ?? 10);
-    store = { db, reader: db, caps: postgresCapabilities, integrityCheck: async () => 'ok', checkpoint: async () => {}, close: () => db.destroy() };
+    const listenForDue = async (onDue: () => void, onError: (error: unknown) => void) => {
+      const channel = await postgresCapabilities.dueNotifications!.channel(db);
+      return listenOnChannel(databaseUrl, channel, onDue, onError);
+    };
+    store = { db, reader: db, caps: postgresCapabilities, integrityCheck: async () => 'ok', checkpoint: async () => {}, listenForDue, close: () => db.destroy() };
   }
   if (options.migrate !== false) {
     try {

@@ -10,7 +10,8 @@ import type { LookupOutcome, PlatformPost } from '../platforms/types.ts';
 import type { Snapshot } from '../storage/history-repo.ts';
 import { parseJson, parseStrings } from '../storage/json-column.ts';
 import type { PostRow } from '../storage/posts-repo.ts';
-import type { CheckWrite, ClaimedAccount } from '../storage/tracking-repo.ts';
+import type { ClaimedAccount } from '../storage/leases-repo.ts';
+import type { CheckWrite } from '../storage/tracking-repo.ts';
 import type { TrackerSettings } from './context.ts';
 
 export interface AccountResult {
@@ -56,6 +57,19 @@ export function verdictOf(outcome: LookupOutcome | undefined): CheckVerdict {
 /** PostgreSQL text refuses U+0000, and no platform means one: drop it from whatever a platform sends. */
 const clean = (text: string): string => (text.includes('\u0000') ? text.replaceAll('\u0000', '') : text);
 const cleanAll = (list: readonly string[]): string[] => list.map(clean);
+
+/** Longest error or reason kept (a platform may send a whole HTML page as its message). */
+const MAX_REASON_LENGTH = 500;
+/**
+ * An error or reason as the store keeps it: no NUL (PostgreSQL refuses it) nor other control
+ * characters (they garble logs and terminals reading health), line breaks folded to spaces, bounded.
+ */
+export function cleanReason(text: string): string {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  const flat = text.replace(/[\t\n\r]+/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
+  return flat.length > MAX_REASON_LENGTH ? `${flat.slice(0, MAX_REASON_LENGTH - 1)}…` : flat;
+}
+const cleanOptional = (text: string | null | undefined): string | null | undefined => (typeof text === 'string' ? cleanReason(text) : text);
 
 /** A newly read post as stored; `toleranceMs` decides whether its age gives a history sample. */
 export function toPostRow(accountId: number, post: PlatformPost, now: number, toleranceMs: number): PostRow {
@@ -109,6 +123,23 @@ function toAnalysisPost(row: PostRow): AnalysisPost {
   };
 }
 
+/**
+ * The result of one account, or, when building it throws (a value no code path expected), a failed
+ * check with the reason: one account's surprise never fails the batch it came in.
+ */
+export function buildResultSafely(input: ResultInput): AccountResult {
+  try {
+    return buildResult(input);
+  } catch (error) {
+    return failedResult(input, `internal error while reading the result: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** A failed check of the account (it backs off like any failure), with `reason` as its error. */
+export function failedResult(input: ResultInput, reason: string): AccountResult {
+  return buildResult({ ...input, outcome: { kind: 'unknown', reason }, newPosts: undefined, storedPosts: [] });
+}
+
 export function buildResult(input: ResultInput): AccountResult {
   const { account, outcome, newPosts, storedPosts, now, settings, random } = input;
   const verdict = verdictOf(outcome);
@@ -116,10 +147,11 @@ export function buildResult(input: ResultInput): AccountResult {
   const write: CheckWrite = {
     id: account.id,
     status: change.status,
-    statusReason: change.statusReason,
+    statusReason: cleanOptional(change.statusReason),
     nextCheckAt: now + change.delayMs,
+    claimedDueAt: account.dueAt,
     consecutiveFailures: change.consecutiveFailures,
-    lastError: change.lastError,
+    lastError: cleanOptional(change.lastError) ?? null,
   };
   if (verdict.kind !== 'failed') write.lastCheckedAt = now;
   if (outcome?.kind !== 'found') return { write, snapshot: null, posts: [], refreshed: [], verdict: verdict.kind };

@@ -1,18 +1,19 @@
 // The tracker's unit of work: one claimed batch of a platform's accounts is looked up, its moved
 // accounts' new posts are read, the metrics of recent posts are read again, and every account's
-// result is written back under the lease. A
-// failed request fails the batch's accounts as a whole (they back off); one account's own error
-// never touches the others.
+// result is written back under the lease, which is renewed while the batch works. A failed
+// request fails the batch's accounts as a whole (they back off); one account's own error, even a
+// thrown one, never touches the others.
+import type { Ticket } from '../limits/rate-gate.ts';
 import type { LookupOutcome, PlatformPost } from '../platforms/types.ts';
 import { PlatformError } from '../platforms/types.ts';
+import { releaseLeases, type ClaimedAccount } from '../storage/leases-repo.ts';
 import { recentPosts } from '../storage/posts-repo.ts';
-import { releaseLeases, type ClaimedAccount } from '../storage/tracking-repo.ts';
-import { buildResult, type AccountResult } from './account-result.ts';
+import { buildResultSafely, cleanReason, failedResult, type ResultInput } from './account-result.ts';
 import type { TrackerContext } from './context.ts';
 import { fetchNewPosts, type PostsWanted } from './fetch-posts.ts';
+import { LeaseKeeper } from './lease-keeper.ts';
 import { lookupBatch } from './lookup.ts';
 import { readRefreshes, refreshedRows } from './post-refresh.ts';
-import type { Ticket } from './rate-gate.ts';
 import { saveResults } from './save-results.ts';
 
 const ANALYSIS_WINDOW_MS = 30 * 86_400_000;
@@ -31,6 +32,15 @@ export interface BatchReport {
 
 /** Checks a claimed batch; `ticket` is the lookup request the caller already took from the gate. */
 export async function checkBatch(ctx: TrackerContext, accounts: readonly ClaimedAccount[], resolved: boolean, ticket: Ticket): Promise<BatchReport> {
+  const leases = new LeaseKeeper(ctx.store, ctx.clock, ctx.owner, accounts.map((a) => a.id), ctx.settings.leaseMs, (error) => ctx.logger.warn({ err: error }, 'could not renew leases')).start();
+  try {
+    return await checkLeasedBatch(ctx, accounts, resolved, ticket, leases);
+  } finally {
+    await leases.stop();
+  }
+}
+
+async function checkLeasedBatch(ctx: TrackerContext, accounts: readonly ClaimedAccount[], resolved: boolean, ticket: Ticket, leases: LeaseKeeper): Promise<BatchReport> {
   const started = performance.now();
   const platform = ctx.lane.client.platform;
   const keyOf = (a: ClaimedAccount) => (resolved ? (a.platformUserId ?? '') : a.username.toLowerCase());
@@ -41,9 +51,10 @@ export async function checkBatch(ctx: TrackerContext, accounts: readonly Claimed
     const unauthorized = lookup instanceof PlatformError && lookup.kind === 'unauthorized';
     return { checked: 0, released, leaseLost: 0, reads, unauthorized };
   }
+  await leases.renewIfDue();
 
   const outcomes = lookup instanceof PlatformError ? new Map<string, LookupOutcome>() : lookup;
-  const failure = lookup instanceof PlatformError ? `${lookup.kind}: ${lookup.message}` : null;
+  const failure = lookup instanceof PlatformError ? cleanReason(`${lookup.kind}: ${lookup.message}`) : null;
   const wanted: PostsWanted[] = [];
   const noPosts = new Set<number>();
   for (const account of accounts) {
@@ -54,6 +65,7 @@ export async function checkBatch(ctx: TrackerContext, accounts: readonly Claimed
     else wanted.push({ accountId: account.id, platformUserId: outcome.user.platformUserId, sinceId: account.lastPostId });
   }
   const fetched: Map<number, PlatformPost[]> = await fetchNewPosts(ctx, wanted);
+  await leases.renewIfDue();
   const found = accounts.filter((a) => outcomes.get(keyOf(a))?.kind === 'found').map((a) => a.id);
   // New posts first (they are first checks), then the refresh of the recent ones; a protected
   // account's posts are not shown to us, so they keep their numbers.
@@ -66,13 +78,20 @@ export async function checkBatch(ctx: TrackerContext, accounts: readonly Claimed
   const refreshed = refreshedRows(refresh, now, 2 * ctx.settings.intervalMs);
   const stored = await recentPosts(ctx.store.reader, found, now - ANALYSIS_WINDOW_MS);
 
-  const results: AccountResult[] = accounts.map((account) => {
-    const outcome = failure === null ? outcomes.get(keyOf(account)) : { kind: 'unknown' as const, reason: failure };
-    const newPosts = noPosts.has(account.id) ? [] : fetched.get(account.id);
-    return buildResult({ account, outcome, newPosts, storedPosts: stored.get(account.id) ?? [], refreshedPosts: refreshed.get(account.id), now, settings: ctx.settings, random: ctx.random });
+  const inputOf = (account: ClaimedAccount): ResultInput => ({
+    account,
+    outcome: failure === null ? outcomes.get(keyOf(account)) : { kind: 'unknown', reason: failure },
+    newPosts: noPosts.has(account.id) ? [] : fetched.get(account.id),
+    storedPosts: stored.get(account.id) ?? [],
+    refreshedPosts: refreshed.get(account.id),
+    now,
+    settings: ctx.settings,
+    random: ctx.random,
   });
-  const saved = await saveResults(ctx, accounts, results, now);
-  for (const result of results) ctx.metrics.accountChecked(platform, result.verdict);
+  const checked = accounts.map((account) => ({ account, result: buildResultSafely(inputOf(account)) }));
+  await leases.renewIfDue();
+  const written = await saveResults(ctx, checked, now, (account, reason) => failedResult(inputOf(account), reason));
+  for (const result of written) ctx.metrics.accountChecked(platform, result.verdict);
   ctx.metrics.batchDone(platform, (performance.now() - started) / 1000, accounts.length);
-  return { checked: saved, released: 0, leaseLost: accounts.length - saved, reads };
+  return { checked: written.length, released: 0, leaseLost: accounts.length - written.length, reads };
 }

@@ -4,9 +4,9 @@ import type { Logger } from 'pino';
 import type { Platform } from '../domain/platforms.ts';
 import type { Endpoint, PlatformClient, PlatformErrorKind } from '../platforms/types.ts';
 import type { Store } from '../storage/store.ts';
-import type { RateGate } from './rate-gate.ts';
-import type { ReadBudget } from './read-budget.ts';
-import type { TrackerClock } from './tracker-clock.ts';
+import type { RateGate } from '../limits/rate-gate.ts';
+import type { ReadBudget } from '../limits/read-budget.ts';
+import type { SleepingClock } from '../clock.ts';
 
 export interface TrackerSettings {
   intervalMs: number;
@@ -52,7 +52,7 @@ export interface PlatformLane {
 export interface TrackerContext {
   store: Store;
   lane: PlatformLane;
-  clock: TrackerClock;
+  clock: SleepingClock;
   settings: TrackerSettings;
   metrics: TrackerMetrics;
   logger: Logger;

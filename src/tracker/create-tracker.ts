@@ -6,7 +6,7 @@ import { createXClient } from '../platforms/x.ts';
 import type { Store } from '../storage/store.ts';
 import type { TrackerMetrics, TrackerSettings } from './context.ts';
 import { Tracker } from './tracker.ts';
-import { systemTrackerClock, type TrackerClock } from './tracker-clock.ts';
+import { systemClock, type SleepingClock } from '../clock.ts';
 
 /** Posts kept per account: enough for 30 days of analysis for all but the busiest accounts. */
 export const POSTS_PER_ACCOUNT = 200;
@@ -25,8 +25,8 @@ export function trackerSettings(config: Config): TrackerSettings {
   };
 }
 
-export function createTracker(config: Config, store: Store, logger: Logger, options: { clock?: TrackerClock; metrics?: TrackerMetrics; role?: string } = {}): Tracker {
-  const clock = options.clock ?? systemTrackerClock;
+export function createTracker(config: Config, store: Store, logger: Logger, options: { clock?: SleepingClock; metrics?: TrackerMetrics; role?: string } = {}): Tracker {
+  const clock = options.clock ?? systemClock;
   return new Tracker({
     store,
     clients: [

@@ -3,7 +3,7 @@
 // so a lease never waits on a window); each later one takes its own, without waiting for the
 // window to reopen (a call that would have to wait fails as rate limited and is tried again later).
 import type { RateLimitInfo, RequestPacer } from '../platforms/types.ts';
-import type { RateGate, Ticket } from './rate-gate.ts';
+import type { RateGate, Ticket } from '../limits/rate-gate.ts';
 
 export class GatePacer implements RequestPacer {
   private first: Ticket | null;

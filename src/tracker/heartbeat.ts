@@ -6,7 +6,7 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { HEARTBEAT_MS } from '../domain/tracker-status.ts';
-import type { Clock } from '../services/clock.ts';
+import type { Clock } from '../clock.ts';
 import type { Store } from '../storage/store.ts';
 import { markStopped, pruneTrackers, writeBeat } from '../storage/tracker-processes-repo.ts';
 

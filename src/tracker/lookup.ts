@@ -2,10 +2,10 @@
 // (X's 400 splitting and Bluesky's per-actor fallbacks included), 5xx/network failures are retried
 // with capped exponential backoff and full jitter, and a 429 stops it.
 import { backoffDelay } from '../domain/tracking-rules.ts';
+import type { Ticket } from '../limits/rate-gate.ts';
 import { PlatformError, type CallResult, type Endpoint, type LookupOutcome } from '../platforms/types.ts';
 import type { TrackerContext } from './context.ts';
 import { GatePacer } from './gate-pacer.ts';
-import type { Ticket } from './rate-gate.ts';
 
 export const LOOKUP_ATTEMPTS = 3;
 const RETRY_BASE_MS = 1_000;
@@ -19,9 +19,9 @@ export interface LookupResult {
 
 /**
  * Looks the batch up by platform id (`resolved`) or by name. The caller already took `first` from
- * the gate (it acquires before claiming, so a lease never waits on a rate limit);
- * a retry goes only if the window has room right now, otherwise the batch is given back as rate
- * limited. Resolves to the outcomes, or to the PlatformError that ended the attempts.
+ * the gate (it acquires before claiming, so a lease never waits on a rate limit); a retry goes only
+ * if the window has room right now, otherwise the batch is given back as rate limited. Resolves to
+ * the outcomes, or to the PlatformError that ended the attempts.
  */
 export async function lookupBatch(ctx: TrackerContext, keys: readonly string[], resolved: boolean, first: Ticket): Promise<LookupResult> {
   const { lane, metrics, signal } = ctx;

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { composeApp } from '../../src/main.ts';
+import { composeApp } from '../../src/compose.ts';
 import { openStore } from '../../src/storage/store.ts';
 import { perch, SECRET } from '../helpers/cli.ts';
 import { freshStoreUrl, type TestStoreUrl } from '../helpers/store-url.ts';

@@ -10,9 +10,9 @@ import { createXClient } from '../../src/platforms/x.ts';
 import { commitImport, planImport } from '../../src/services/import-accounts.ts';
 import { openStore, type Store } from '../../src/storage/store.ts';
 import { trackerSettings } from '../../src/tracker/create-tracker.ts';
-import { RateGate } from '../../src/tracker/rate-gate.ts';
+import { RateGate } from '../../src/limits/rate-gate.ts';
 import { Tracker } from '../../src/tracker/tracker.ts';
-import { systemTrackerClock } from '../../src/tracker/tracker-clock.ts';
+import { systemClock } from '../../src/clock.ts';
 import { startFakeX } from '../../src/simulators/x-server.ts';
 import { startWorker } from '../helpers/server-process.ts';
 import { freshStoreUrl } from '../helpers/store-url.ts';
@@ -29,7 +29,7 @@ async function setup(t: TestContext) {
   const config = createConfig(env);
   const store = await openStore(config.databaseUrl);
   const plan = await planImport(`username\n${users.map((u) => u.username).join('\n')}\n`, config);
-  await commitImport(store, plan, { actor: 'test', source: 'test', clock: systemTrackerClock });
+  await commitImport(store, plan, { actor: 'test', source: 'test', clock: systemClock });
   t.after(async () => {
     await store.close();
     await x.close();
@@ -58,7 +58,7 @@ async function until(condition: () => Promise<boolean>, timeoutMs = 20_000): Pro
  */
 async function knownWindow(store: Store, xUrl: string): Promise<void> {
   const client = createXClient({ baseUrl: xUrl, bearerToken: X_TOKEN });
-  const gate = new RateGate(store.db, `x:${client.rateLimitGroups.lookup_by_name}:${client.rateLimitScope}`, systemTrackerClock);
+  const gate = new RateGate(store.db, `x:${client.rateLimitGroups.lookup_by_name}:${client.rateLimitScope}`, systemClock);
   const probe = await gate.tryAcquire();
   if (!probe) throw new Error('the window was already in use');
   await gate.settle(probe, { limit: 900, remaining: 900, resetAt: Date.now() + 900_000 });
@@ -80,7 +80,7 @@ test('a tracker killed with SIGKILL mid-batch: after the lease expires another t
   const tracker = new Tracker({
     store,
     clients: [createXClient({ baseUrl: x.url, bearerToken: X_TOKEN }), createBlueskyClient({ baseUrl: 'http://127.0.0.1:9' })],
-    clock: systemTrackerClock,
+    clock: systemClock,
     settings: trackerSettings(config),
     logger: createLogger('silent'),
   });

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { createConfig, type Config } from '../../src/config.ts';
 import type { AppDeps } from '../../src/http/deps.ts';
 import { createLogger } from '../../src/logger.ts';
-import { composeApp } from '../../src/main.ts';
+import { composeApp } from '../../src/compose.ts';
 import type { Tracker } from '../../src/tracker/tracker.ts';
 import { freshStoreUrl } from './store-url.ts';
 

@@ -14,7 +14,7 @@ export interface CliResult {
 /** Runs `perch …` through tsx, as `npm run perch` does. */
 export function perch(args: string[], env: Record<string, string>): Promise<CliResult> {
   const { NODE_TEST_CONTEXT: _, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
     cwd: ROOT,
     env: { ...inherited, ADMIN_API_KEY: '', PERCH_URL: '', PERCH_API_KEY: '', LOG_LEVEL: 'silent', KEY_HASH_SECRET: SECRET, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -31,7 +31,7 @@ export async function startWorker(env: Record<string, string>): Promise<ServerPr
 }
 
 async function startPerch(command: 'serve' | 'api' | 'worker', env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', command], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', command], {
     cwd: new URL('../..', import.meta.url).pathname,
     env: { ...process.env, PORT: '0', WORKER_PORT: '0', LOG_LEVEL: 'info', TRACKER: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -12,7 +12,7 @@ import { findAccount } from '../../src/storage/accounts-repo.ts';
 import { openStore, type Store } from '../../src/storage/store.ts';
 import { trackerSettings } from '../../src/tracker/create-tracker.ts';
 import { Tracker, type TrackerOptions } from '../../src/tracker/tracker.ts';
-import type { TrackerClock } from '../../src/tracker/tracker-clock.ts';
+import type { SleepingClock } from '../../src/clock.ts';
 import { startFakeBluesky, type FakeBluesky } from '../../src/simulators/bluesky-server.ts';
 import { startFakeX, type FakeX, type FakeXOptions } from '../../src/simulators/x-server.ts';
 import { freshStoreUrl } from './store-url.ts';
@@ -20,7 +20,7 @@ import { freshStoreUrl } from './store-url.ts';
 export const X_TOKEN = 'test-x-token';
 
 /** Virtual time: sleep() advances it at once (after letting other work run). */
-export class VirtualClock implements TrackerClock {
+export class VirtualClock implements SleepingClock {
   constructor(public current = Date.parse('2026-11-23T12:00:00.000Z')) {}
   now = () => this.current;
   advance(ms: number): void {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { composeApp } from '../../src/main.ts';
+import { composeApp } from '../../src/compose.ts';
 import { createLogger } from '../../src/logger.ts';
 import { ADMIN_KEY, build } from '../helpers/app.ts';
 

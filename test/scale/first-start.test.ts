@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { createConfig } from '../../src/config.ts';
 import { createApiKey, revokeKey } from '../../src/services/api-keys.ts';
 import { ensureAdminKey } from '../../src/services/bootstrap-admin.ts';
-import { systemClock } from '../../src/services/clock.ts';
+import { systemClock } from '../../src/clock.ts';
 import { dialectName, freshStores } from '../helpers/store-url.ts';
 
 const SECRET = 'test-secret-0123456789abcdefghijklmnopqrstuvwxyz';

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { createXClient } from '../../src/platforms/x.ts';
-import { systemTrackerClock } from '../../src/tracker/tracker-clock.ts';
+import { systemClock } from '../../src/clock.ts';
 import { trackerWorld } from '../helpers/tracker.ts';
 
 const HOUR = 3_600_000;
@@ -166,7 +166,7 @@ test('new posts are read only when the post count moved, and only those since th
 test('an idle tracker sleeps: X accounts without credentials do not make it spin', async (t) => {
   const w = await trackerWorld(t);
   await w.importCsv('username\njack\n');
-  const tracker = w.tracker({ clients: [createXClient({ baseUrl: w.x.url, bearerToken: null })], clock: systemTrackerClock });
+  const tracker = w.tracker({ clients: [createXClient({ baseUrl: w.x.url, bearerToken: null })], clock: systemClock });
   tracker.start();
   await delay(400);
   const { ticks, platforms } = tracker.status();
@@ -179,7 +179,7 @@ test('an idle tracker sleeps: X accounts without credentials do not make it spin
 test('start() then notify(): an import is checked at once, not at the next poll', async (t) => {
   const w = await trackerWorld(t);
   w.x.addUser({ username: 'jack' });
-  const tracker = w.tracker({ clock: systemTrackerClock });
+  const tracker = w.tracker({ clock: systemClock });
   tracker.start();
   await delay(100);
   const started = Date.now();

@@ -2,7 +2,8 @@
 // took its accounts over, even when both claims come from the same tracker.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { claimDueAccounts, releaseTrackerLeases, writeCheck } from '../../src/storage/tracking-repo.ts';
+import { claimDueAccounts, releaseTrackerLeases } from '../../src/storage/leases-repo.ts';
+import { writeCheck } from '../../src/storage/tracking-repo.ts';
 import { trackerWorld } from '../helpers/tracker.ts';
 
 test('a stale claim loses its write to the claim that took over; shutdown releases every claim of the tracker', async (t) => {
@@ -16,7 +17,7 @@ test('a stale claim loses its write to the claim that took over; shutdown releas
   w.clock.advance(2_000);
   const second = await claim('tracker-a/2');
   assert.equal(second.length, 2, 'an expired lease is claimed again');
-  const write = { id: first[0]!.id, status: 'active' as const, nextCheckAt: w.clock.now() + 3_600_000, consecutiveFailures: 0, lastError: null };
+  const write = { id: first[0]!.id, status: 'active' as const, nextCheckAt: w.clock.now() + 3_600_000, claimedDueAt: second[0]!.dueAt, consecutiveFailures: 0, lastError: null };
   assert.equal(await writeCheck(w.store.db, 'tracker-a/1', write, w.clock.now()), false, 'the stale claim cannot write');
   assert.equal(await writeCheck(w.store.db, 'tracker-a/2', write, w.clock.now()), true);
 

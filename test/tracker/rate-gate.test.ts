@@ -3,7 +3,7 @@
 // tracker process) that names it.
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import { MAX_WAIT_MS, PROBE_LEASE_MS, RateGate, RESET_MARGIN_MS } from '../../src/tracker/rate-gate.ts';
+import { MAX_WAIT_MS, PROBE_LEASE_MS, RateGate, RESET_MARGIN_MS } from '../../src/limits/rate-gate.ts';
 import { freshStores } from '../helpers/store-url.ts';
 import { VirtualClock } from '../helpers/tracker.ts';
 

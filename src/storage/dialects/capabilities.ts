@@ -31,6 +31,19 @@ export interface DialectCapabilities {
   isInvalidValue(error: unknown): boolean;
   /** Prefix that makes a table skip the write-ahead log (PostgreSQL `unlogged`), or null. */
   readonly unloggedTable: RawBuilder<unknown> | null;
+  /**
+   * How the store tells every process that accounts became due (an import, a refresh, a released
+   * lease), so idle trackers wake at once instead of at their next poll; null where trackers poll
+   * (SQLite: one process writes, and it wakes its own tracker directly).
+   */
+  readonly dueNotifications: DueNotifications | null;
   /** Cheap query proving the store answers. */
   ping(db: Kysely<Database>): Promise<void>;
+}
+
+export interface DueNotifications {
+  /** Installs what sends the notifications (a migration runs it once). */
+  install(db: Kysely<any>): Promise<void>; // eslint-disable-line @typescript-eslint/no-explicit-any -- runs inside a migration
+  /** The channel of the store `db` works in (one per schema, so schemas sharing a server stay apart). */
+  channel(db: Kysely<Database>): Promise<string>;
 }

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Database } from '../schema.ts';
 import type { DialectCapabilities } from './capabilities.ts';
+import { dueNotifications } from './postgres-notify.ts';
 
 export const postgresCapabilities: DialectCapabilities = {
   name: 'postgres',
@@ -27,6 +28,7 @@ export const postgresCapabilities: DialectCapabilities = {
   ping: async (db) => {
     await sql`select 1`.execute(db);
   },
+  dueNotifications,
 };
 
 function errorCode(error: unknown): string {

@@ -14,6 +14,7 @@ export const sqliteCapabilities: DialectCapabilities = {
   autoIdType: 'integer',
   skipLocked: false,
   unloggedTable: null,
+  dueNotifications: null,
   maxParameters: 32_000,
   bytewiseCollation: 'binary',
   serialize: async () => {},

@@ -1,13 +1,23 @@
 // One rate-limited endpoint group of one platform credential, as every tracker sees it: the window
-// lives in the store (rate-windows-repo), so all tracker processes draw on the same requests. A
-// request goes only with a token of the known window, or as the one probe of an unknown window.
-// Waiters in this process wake when a request of this process settles; a probe of another process
-// is looked at again every PROBE_POLL_MS.
+// lives in the store (rate-windows-repo), so all tracker processes draw on the same requests.
+//
+// States of a window (one row in `rate_windows`, shared by every process):
+//   UNKNOWN   no headers seen yet, or the reset passed (plus RESET_MARGIN_MS): one request may go
+//             as the probe that learns the window.
+//   PROBING   the probe is out; others wait for it to settle (a probe unsettled after
+//             PROBE_LEASE_MS belongs to a tracker that died, and another may go).
+//   OPEN      headers known and requests left: each request takes a token (a conditional update,
+//             so processes together never take more than the platform left).
+//   SPENT     no requests left: waiting for the reset.
+//   BLOCKED   a 429 said to wait: nothing goes until its retry time (bounded by MAX_WAIT_MS).
+// A request's answer settles its ticket: its headers lower the window (never raise it within one),
+// a 429 blocks it; a request never sent gives its token back (cancel). Waiters in this process wake
+// when a request of this process settles; another process's probe is looked at every PROBE_POLL_MS.
+// Store errors fail towards sending less: a settle the store did not take leaves the token spent.
 import type { Kysely } from 'kysely';
-import type { RateLimitInfo } from '../platforms/types.ts';
 import type { Database } from '../storage/schema.ts';
 import { recordWindow, returnToken, takeRequest, type WindowRow } from '../storage/rate-windows-repo.ts';
-import type { TrackerClock } from './tracker-clock.ts';
+import type { SleepingClock } from '../clock.ts';
 
 /** Waiting a little past the platform's reset absorbs clock skew between us and the platform. */
 export const RESET_MARGIN_MS = 500;
@@ -30,8 +40,18 @@ export interface GateSnapshot {
   inFlight: number;
 }
 
-/** A request taken from the window; hand it back to settle() or cancel(). */
-export type Ticket = { kind: 'token'; resetAt: number } | { kind: 'probe' };
+/** What a platform's answer said about its window (its rate-limit headers). */
+export interface WindowHeaders {
+  limit: number;
+  remaining: number;
+  resetAt: number;
+}
+
+/**
+ * A request taken from the window; hand it back to settle() or cancel(). Only the first of those
+ * counts (`done`), so a holder may cancel in a `finally` whatever the request path settled.
+ */
+export type Ticket = ({ kind: 'token'; resetAt: number } | { kind: 'probe' }) & { done?: boolean };
 
 export class RateGate {
   /** Total time spent waiting for the window to reopen, in ms (for metrics). */
@@ -48,7 +68,7 @@ export class RateGate {
     private readonly db: Kysely<Database>,
     /** Names the window in the store: platform, endpoint group and credential. */
     readonly key: string,
-    private readonly clock: TrackerClock,
+    private readonly clock: SleepingClock,
     private readonly onStoreError: (error: unknown) => void = () => {},
   ) {}
 
@@ -121,7 +141,9 @@ export class RateGate {
    * retry time. Never throws: if the store cannot take the news, the window keeps what it had
    * (the token stays spent; a probe's lease runs out), which errs on the side of sending less.
    */
-  async settle(ticket: Ticket, info: RateLimitInfo | null, retryAt: number | null = null): Promise<void> {
+  async settle(ticket: Ticket, info: WindowHeaders | null, retryAt: number | null = null): Promise<void> {
+    if (ticket.done) return;
+    ticket.done = true;
     const now = this.clock.now();
     // A reset in milliseconds instead of seconds, or a broken proxy, must not park the gate for
     // weeks (or overflow a timer): no wait is believed beyond MAX_WAIT_MS. A reset already past
@@ -138,8 +160,10 @@ export class RateGate {
     }
   }
 
-  /** Gives back a request that was never sent. Never throws (a token the store did not take back stays spent). */
+  /** Gives back a request that was never sent (nothing, if it was settled). Never throws (a token the store did not take back stays spent). */
   async cancel(ticket: Ticket): Promise<void> {
+    if (ticket.done) return;
+    ticket.done = true;
     try {
       if (ticket.kind === 'token') await returnToken(this.db, this.key, ticket.resetAt);
       else this.lastSeen = (await recordWindow(this.db, this.key, this.clock.now(), null, null, true)) ?? this.lastSeen;

@@ -1,13 +1,17 @@
-// Time for the tracker: now() and an abortable sleep. Tests pass a clock whose sleep moves virtual
-// time forward at once, so rate-limit waits and backoff never sleep for real.
-import type { Clock } from '../services/clock.ts';
+// Time as a dependency, one type per purpose: `Clock` reads the time (logic that stamps or
+// expires things), `SleepingClock` also waits (logic that schedules: the tracker's loop, rate-limit
+// waits, retries). Tests pass clocks they control, so they never sleep for real.
 
-export interface TrackerClock extends Clock {
+export interface Clock {
+  now(): number;
+}
+
+export interface SleepingClock extends Clock {
   /** Resolves after `ms` (or at once when `signal` aborts). */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-export const systemTrackerClock: TrackerClock = {
+export const systemClock: SleepingClock = {
   now: () => Date.now(),
   sleep: (ms, signal) =>
     new Promise<void>((resolve) => {

@@ -1,0 +1,76 @@
+// Composition: open the store, build the services, the tracker and the app from the configuration.
+// Builds, never listens (serve.ts does), so tests compose the real app in-process.
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { buildApp } from './app.ts';
+import type { Config } from './config.ts';
+import type { AppDeps } from './http/deps.ts';
+import { StoreFailureThrottle } from './limits/failure-throttle.ts';
+import { deriveKey } from './domain/sealed-box.ts';
+import { KeyAuthenticator } from './services/api-keys.ts';
+import { ensureAdminKey } from './services/bootstrap-admin.ts';
+import { createMetrics } from './metrics.ts';
+import { resolveKeyHashSecret } from './storage/key-secret.ts';
+import { openStore } from './storage/store.ts';
+import { createTracker } from './tracker/create-tracker.ts';
+import type { Tracker } from './tracker/tracker.ts';
+import { systemClock, type Clock, type SleepingClock } from './clock.ts';
+
+export const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+export interface ComposeOptions {
+  logger: Logger;
+  clock?: Clock;
+  /** The tracker's clock (tests pass one whose sleeps move virtual time). */
+  trackerClock?: SleepingClock;
+  role?: AppDeps['role'];
+}
+
+/**
+ * Builds everything the app needs from the configuration. With role `worker`, or `serve` and
+ * TRACKER on, it also builds the tracker, but does not start it (runServer does; tests drive it by hand).
+ * Closing the app stops the tracker and closes the store.
+ */
+export async function composeApp(config: Config, options: ComposeOptions): Promise<{ app: FastifyInstance; deps: AppDeps; firstAdminKey: string | null; tracker: Tracker | null }> {
+  const clock = options.clock ?? systemClock;
+  const store = await openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
+  try {
+    const metrics = createMetrics(store, clock);
+    const role = options.role ?? 'serve';
+    const runsTracker = role === 'worker' || (role === 'serve' && config.tracker);
+    const tracker = runsTracker ? createTracker(config, store, options.logger, { ...(options.trackerClock ? { clock: options.trackerClock } : {}), metrics: metrics.tracker, role }) : null;
+    const keyHashSecret = resolveKeyHashSecret(config.keyHashSecret, config.dataDir);
+    const authenticator = new KeyAuthenticator(store.reader, store.db, {
+      secret: keyHashSecret,
+      envAdminKey: config.adminApiKey,
+      cacheTtlMs: config.keyCacheTtlMs,
+      clock,
+      onTouchError: (error) => options.logger.warn({ err: error }, 'could not record key use'),
+    });
+    const deps: AppDeps = {
+      config,
+      store,
+      clock,
+      authenticator,
+      throttle: new StoreFailureThrottle(store.db, config.authFailuresPerMinute, options.logger, () => clock.now()),
+      keyHashSecret,
+      sealKey: deriveKey(keyHashSecret, 'idempotent-responses'),
+      tracker,
+      metrics: metrics.registry,
+      role,
+      version: VERSION,
+    };
+    // The first admin key is printed by a process that serves the API, not by a worker.
+    const firstAdminKey = role === 'worker' ? null : await ensureAdminKey(store, config, keyHashSecret, clock);
+    const app = await buildApp(deps, options.logger);
+    app.addHook('onClose', async () => {
+      await tracker?.stop();
+      await store.close();
+    });
+    return { app, deps, firstAdminKey, tracker };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
