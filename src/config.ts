@@ -1,5 +1,7 @@
 // One validated, frozen configuration object, built from the environment by a pure function.
 import { isIP } from 'node:net';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { isPlatform, type Platform } from './domain/platforms.ts';
 import { parseDuration, parseSize } from './domain/units.ts';
 
@@ -42,7 +44,24 @@ export interface Config {
   readonly requestTimeoutMs: number;
   /** false, a number of proxy hops to trust, or a comma-separated list of proxy addresses/CIDRs. */
   readonly trustProxy: boolean | number | string;
+
+  // Operations: shutdown, the cost of public endpoints, bounded growth.
+  /** How long a stop may take before the process exits 1 with work still open. */
+  readonly shutdownTimeoutMs: number;
+  /** When set, /metrics wants `Authorization: Bearer <key>`. */
+  readonly metricsKey: string | null;
+  /** When set, /metrics is served on this port only (not beside the API). */
+  readonly metricsPort: number | null;
+  /** Store counts shown by /metrics and /api/health are computed at most once per this interval. */
+  readonly metricsIntervalMs: number;
+  /** How long rows are kept before they are pruned; null keeps them for ever. */
+  readonly retention: Readonly<Record<RetainedTable, number | null>>;
 }
+
+/** Tables pruned by age (services/retention.ts); the setting is `<NAME>_RETENTION`. */
+export const RETAINED_TABLES = ['history', 'audit', 'imports', 'idempotency'] as const;
+export type RetainedTable = (typeof RETAINED_TABLES)[number];
+const RETENTION_DEFAULTS: Record<RetainedTable, string> = { history: '400d', audit: '365d', imports: '90d', idempotency: '24h' };
 
 export class ConfigError extends Error {
   readonly problems: readonly string[];
@@ -53,11 +72,18 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * The base of a relative `file:` DATABASE_URL: perch's own folder (the one holding package.json
+ * and `.env`), whatever folder the command was started from, so `perch import` run from elsewhere
+ * finds the same store as the server.
+ */
+export const PERCH_HOME = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
 type Env = Readonly<Record<string, string | undefined>>;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** Builds the configuration from environment variables; `overrides` win (tests use them). Pure. */
-export function createConfig(env: Env, overrides: Partial<Config> = {}): Config {
+export function createConfig(env: Env, overrides: Partial<Config> = {}, baseDir = PERCH_HOME): Config {
   const problems: string[] = [];
   const text = (name: string): string | null => {
     const value = env[name]?.trim();
@@ -125,12 +151,28 @@ export function createConfig(env: Env, overrides: Partial<Config> = {}): Config 
     return false;
   };
 
-  const databaseUrl = text('DATABASE_URL') ?? 'file:./data/perch.db';
+  /** A duration, or `off` (kept for ever). */
+  const retentionOf = (table: RetainedTable): number | null => {
+    const name = `${table.toUpperCase()}_RETENTION`;
+    if (text(name)?.toLowerCase() === 'off') return null;
+    return duration(name, RETENTION_DEFAULTS[table], 3_600_000);
+  };
+  const retention = Object.fromEntries(RETAINED_TABLES.map((table) => [table, retentionOf(table)])) as Record<RetainedTable, number | null>;
+  // A stored replay may hold a new key in plaintext (sealed): never keep one past a day.
+  if (retention.idempotency === null || retention.idempotency > 86_400_000) problems.push('IDEMPOTENCY_RETENTION must be at most 24h (a stored reply may hold a new key)');
+  const metricsKey = text('METRICS_KEY');
+  if (metricsKey !== null && metricsKey.length < 32) problems.push('METRICS_KEY must be at least 32 characters');
+
+  let databaseUrl = text('DATABASE_URL') ?? 'file:./data/perch.db';
   let dataDir: string | null = null;
   if (databaseUrl.startsWith('file:')) {
     const path = databaseUrl.slice('file:'.length);
     if (path === '') problems.push('DATABASE_URL file: needs a path, e.g. file:./data/perch.db');
-    dataDir = path === ':memory:' ? null : path.includes('/') ? path.slice(0, path.lastIndexOf('/')) || '/' : '.';
+    else if (path !== ':memory:') {
+      const absolute = isAbsolute(path) ? path : resolve(baseDir, path);
+      databaseUrl = `file:${absolute}`;
+      dataDir = dirname(absolute);
+    }
   } else if (!/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push(`DATABASE_URL must start with file: or postgres:// (got "${databaseUrl.split('@').pop() ?? ''}")`);
   }
@@ -176,6 +218,11 @@ export function createConfig(env: Env, overrides: Partial<Config> = {}): Config 
     keyCacheTtlMs: duration('KEY_CACHE_TTL', '2s', 0),
     requestTimeoutMs: duration('REQUEST_TIMEOUT', '60s'),
     trustProxy: proxies('TRUST_PROXY'),
+    shutdownTimeoutMs: duration('SHUTDOWN_TIMEOUT', '10s'),
+    metricsKey,
+    metricsPort: text('METRICS_PORT') === null ? null : integer('METRICS_PORT', 0, 0, 65_535),
+    metricsIntervalMs: duration('METRICS_INTERVAL', '15s'),
+    retention,
     ...overrides,
   };
   if (config.keyHashSecret === null && config.databaseUrl.startsWith('postgres')) {

@@ -1,9 +1,11 @@
 // Prometheus metrics: requests to each platform by outcome, rate-limit waits, checks, batch
-// durations, and (read from the store when scraped) accounts by status and accounts due.
+// durations, and (read from the store at most once per METRICS_INTERVAL, however many scrape)
+// accounts by status, accounts due and the trackers' shares.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { PLATFORMS } from './domain/platforms.ts';
 import { LOST_AFTER_MS } from './domain/tracker-status.ts';
 import type { Clock } from './clock.ts';
+import { createSnapshotCache } from './services/snapshot-cache.ts';
 import type { Store } from './storage/store.ts';
 import { recentTrackers } from './storage/tracker-processes-repo.ts';
 import { countByStatus, countDue } from './storage/tracking-repo.ts';
@@ -14,9 +16,28 @@ export interface Metrics {
   tracker: TrackerMetrics;
 }
 
-export function createMetrics(store: Store, clock: Clock): Metrics {
+/** The store counts behind the gauges, read together so a scrape costs at most one round per interval. */
+async function readStoreCounts(store: Store, now: number) {
+  const [byStatus, due, trackers] = await Promise.all([countByStatus(store.reader), countDue(store.reader, PLATFORMS, now), recentTrackers(store.reader, now - LOST_AFTER_MS)]);
+  return { byStatus, due, trackers };
+}
+
+export function createMetrics(store: Store, clock: Clock, intervalMs = 15_000): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'perch_' });
+  const storeReads = new Counter({
+    name: 'perch_metrics_store_reads_total',
+    help: 'Times the counts shown here were read from the store (at most once per METRICS_INTERVAL, whatever the number of scrapers).',
+    registers: [registry],
+  });
+  const counts = createSnapshotCache(
+    () => {
+      storeReads.inc();
+      return readStoreCounts(store, clock.now());
+    },
+    intervalMs,
+    clock,
+  );
   const requests = new Counter({
     name: 'perch_platform_requests_total',
     help: 'Requests sent to a platform, by endpoint and outcome (ok, rate_limited, unavailable, bad_response, unauthorized, invalid_request).',
@@ -48,8 +69,9 @@ export function createMetrics(store: Store, clock: Clock): Metrics {
     labelNames: ['platform', 'status'] as const,
     registers: [registry],
     async collect() {
+      const { byStatus } = await counts.get();
       this.reset();
-      for (const row of await countByStatus(store.reader)) this.set({ platform: row.platform, status: row.status }, row.n);
+      for (const row of byStatus) this.set({ platform: row.platform, status: row.status }, row.n);
     },
   });
   new Gauge({
@@ -58,20 +80,22 @@ export function createMetrics(store: Store, clock: Clock): Metrics {
     labelNames: ['platform'] as const,
     registers: [registry],
     async collect() {
+      const { due } = await counts.get();
       this.reset();
-      for (const [platform, n] of Object.entries(await countDue(store.reader, PLATFORMS, clock.now()))) this.set({ platform }, n);
+      for (const [platform, n] of Object.entries(due)) this.set({ platform }, n);
     },
   });
   new Gauge({
     name: 'perch_tracker_process_checks',
     help: 'Accounts checked since start by each live tracker process (from the heartbeats in the store), so any process shows how the work is shared.',
-    labelNames: ['tracker', 'host', 'pid', 'role'] as const,
+    labelNames: ['tracker', 'role'] as const,
     registers: [registry],
     async collect() {
+      const { trackers } = await counts.get();
       this.reset();
-      const now = clock.now();
-      for (const t of await recentTrackers(store.reader, now - LOST_AFTER_MS)) {
-        if (t.stoppedAt === null) this.set({ tracker: t.owner, host: t.host, pid: String(t.pid), role: t.role }, t.checks);
+      // Hosts and pids stay out of a public endpoint; the tracker id is in the worker's start log line.
+      for (const t of trackers) {
+        if (t.stoppedAt === null) this.set({ tracker: t.owner, role: t.role }, t.checks);
       }
     },
   });

@@ -28,6 +28,8 @@ export interface Store {
 export interface StoreOptions {
   migrate?: boolean;
   poolSize?: number;
+  /** Told when a PostgreSQL connection is lost (the process carries on; requests get 503 until it is back). */
+  onConnectionError?: (error: Error) => void;
 }
 
 export async function openStore(databaseUrl: string, options: StoreOptions = {}): Promise<Store> {
@@ -46,7 +48,7 @@ export async function openStore(databaseUrl: string, options: StoreOptions = {})
       close: sqlite.close,
     };
   } else {
-    const { db } = openPostgres(databaseUrl, options.poolSize ?? 10);
+    const { db } = openPostgres(databaseUrl, options.poolSize ?? 10, options.onConnectionError);
     const listenForDue = async (onDue: () => void, onError: (error: unknown) => void) => {
       const channel = await postgresCapabilities.dueNotifications!.channel(db);
       return listenOnChannel(databaseUrl, channel, onDue, onError);

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { ConfigError, createConfig } from '../../src/config.ts';
+import { join } from 'node:path';
+import { ConfigError, PERCH_HOME, createConfig } from '../../src/config.ts';
 import { parseDuration, parseSize } from '../../src/domain/units.ts';
 
 describe('configuration', () => {
@@ -10,8 +11,15 @@ describe('configuration', () => {
     const config = createConfig({});
     assert.equal(config.port, 3000);
     assert.equal(config.host, '127.0.0.1');
-    assert.equal(config.databaseUrl, 'file:./data/perch.db');
-    assert.equal(config.dataDir, './data');
+    // A relative file is resolved against perch's own folder, not the caller's working directory.
+    assert.equal(config.databaseUrl, `file:${join(PERCH_HOME, 'data', 'perch.db')}`);
+    assert.equal(config.dataDir, join(PERCH_HOME, 'data'));
+    assert.equal(createConfig({ DATABASE_URL: 'file:store/p.db' }, {}, '/srv/perch').databaseUrl, 'file:/srv/perch/store/p.db');
+    assert.equal(createConfig({ DATABASE_URL: 'file:/var/lib/perch/p.db' }, {}, '/srv/perch').dataDir, '/var/lib/perch');
+    assert.equal(config.shutdownTimeoutMs, 10_000);
+    assert.equal(config.retention.idempotency, 86_400_000);
+    assert.equal(createConfig({ AUDIT_RETENTION: 'off' }).retention.audit, null);
+    assert.throws(() => createConfig({ IDEMPOTENCY_RETENTION: '2d' }), /IDEMPOTENCY_RETENTION/);
     assert.equal(config.defaultPlatform, 'x');
     assert.equal(config.trackIntervalMs, 3_600_000);
     assert.equal(config.maxImportBytes, 50 * 1_048_576);

@@ -1,9 +1,11 @@
-// Readiness and liveness. Public, so the bodies say nothing secret: no paths, no error texts.
+// Readiness and liveness. Public, so the bodies say nothing secret: no paths, error texts, hosts
+// or pids. Any number of probes cost at most one ping in flight and one count per interval.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { PLATFORMS } from '../../domain/platforms.ts';
 import { LOST_AFTER_MS } from '../../domain/tracker-status.ts';
 import { pingStore, readTrackerCounts, type TrackerCounts, type TrackerProcess } from '../../services/tracker-health.ts';
+import { createSnapshotCache } from '../../services/snapshot-cache.ts';
 import type { AppDeps } from '../deps.ts';
 
 const Check = Type.Object({ status: Type.Union([Type.Literal('pass'), Type.Literal('warn'), Type.Literal('fail')]) }, { additionalProperties: true });
@@ -30,8 +32,6 @@ function trackerList(trackers: readonly TrackerProcess[], now: number) {
   return trackers.map((t) => ({
     id: t.owner,
     role: t.role,
-    host: t.host,
-    pid: t.pid,
     state: t.stoppedAt !== null ? 'stopped' : now - t.seenAt > LOST_AFTER_MS ? 'lost' : 'running',
     startedAt: new Date(t.startedAt).toISOString(),
     lastSeenAt: new Date(t.seenAt).toISOString(),
@@ -52,7 +52,7 @@ function trackerCheck(deps: AppDeps, counts: TrackerCounts) {
   // A lost tracker matters while it may still hold leases: until they expire, its batches wait.
   const now = deps.clock.now();
   const lost = counts.trackers.filter((t) => t.stoppedAt === null && now - t.seenAt > LOST_AFTER_MS && now - t.seenAt <= deps.config.trackLeaseMs + LOST_AFTER_MS);
-  if (lost.length > 0) notes.push(`${lost.length} tracker(s) not heard of for over ${LOST_AFTER_MS / 1000} s (${lost.map((t) => `${t.host}:${t.pid}`).join(', ')}): the accounts they held wait for their leases to expire`);
+  if (lost.length > 0) notes.push(`${lost.length} tracker(s) not heard of for over ${LOST_AFTER_MS / 1000} s (${lost.map((t) => t.owner).join(', ')}): the accounts they held wait for their leases to expire`);
   if (deps.config.xBearerToken === null && counts.xTracked) notes.push('X accounts are tracked but X_BEARER_TOKEN is not set: they are not checked');
   const status = deps.tracker?.status() ?? null;
   const platforms: Record<string, unknown> = {};
@@ -77,14 +77,26 @@ function trackerCheck(deps: AppDeps, counts: TrackerCounts) {
   };
 }
 
+async function withTimeout(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([work, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('store timeout')), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export default async function healthRoutes(app: FastifyInstance, deps: AppDeps) {
-  let counts: { at: number; value: TrackerCounts } | null = null;
-  const readCounts = async (): Promise<TrackerCounts> => {
-    const now = deps.clock.now();
-    if (counts && now - counts.at < COUNTS_TTL_MS) return counts.value;
-    counts = { at: now, value: await readTrackerCounts(deps.store, now, now - RECENT_MS) };
-    return counts.value;
-  };
+  const counts = createSnapshotCache(
+    (): Promise<TrackerCounts> => {
+      const now = deps.clock.now();
+      return readTrackerCounts(deps.store, now, now - RECENT_MS);
+    },
+    COUNTS_TTL_MS,
+    deps.clock,
+  );
+  // Probes arriving together share one ping (interval 0: never reused once answered).
+  const ping = createSnapshotCache(() => withTimeout(pingStore(deps.store), STORE_TIMEOUT_MS), 0, deps.clock);
 
   app.get('/api/health', {
     config: { access: 'public', rateLimit: false },
@@ -96,23 +108,13 @@ export default async function healthRoutes(app: FastifyInstance, deps: AppDeps) 
     },
     handler: async (_request, reply) => {
       const started = performance.now();
-      let store: 'pass' | 'fail' = 'pass';
-      let timer: NodeJS.Timeout | undefined;
-      try {
-        await Promise.race([
-          pingStore(deps.store),
-          new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new Error('store timeout')), STORE_TIMEOUT_MS);
-          }),
-        ]);
-      } catch {
-        store = 'fail';
-      } finally {
-        clearTimeout(timer);
-      }
+      const store = await ping.get().then(
+        () => 'pass' as const,
+        () => 'fail' as const,
+      );
       const observedMs = Math.round(performance.now() - started);
       const unknown = { status: 'warn' as const, enabled: deps.tracker !== null };
-      const tracker = store === 'pass' ? await readCounts().then((c) => trackerCheck(deps, c), () => unknown) : unknown;
+      const tracker = store === 'pass' ? await counts.get().then((c) => trackerCheck(deps, c), () => unknown) : unknown;
       const status = store === 'fail' ? 'fail' : tracker.status;
       const body = {
         status,

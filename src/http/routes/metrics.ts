@@ -1,16 +1,36 @@
-// Prometheus metrics in the text exposition format. Public like health, so scrapers need no key:
-// it holds counts and timings only, never names, keys or error texts.
+// Prometheus metrics in the text exposition format. It holds counts and timings only, never names,
+// keys, hosts or error texts. Public unless METRICS_KEY is set (then `Authorization: Bearer KEY`);
+// with METRICS_PORT it is served only on that port (metrics-server.ts), not beside the API.
+import { timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { PerchError } from '../../domain/errors.ts';
 import type { AppDeps } from '../deps.ts';
+import { sendProblem } from '../errors.ts';
 
-export default async function metricsRoutes(app: FastifyInstance, deps: AppDeps) {
+export interface MetricsRouteOptions {
+  deps: AppDeps;
+  /** True on the METRICS_PORT listener; the API's own app leaves the route out then. */
+  standalone?: boolean;
+}
+
+function presentsKey(request: FastifyRequest, key: string): boolean {
+  const given = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1]?.trim() ?? '';
+  const a = Buffer.from(given);
+  const b = Buffer.from(key);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export default async function metricsRoutes(app: FastifyInstance, options: AppDeps | MetricsRouteOptions) {
+  const { deps, standalone = false } = 'deps' in options ? options : { deps: options };
+  if (deps.config.metricsPort !== null && !standalone) return;
+  const key = deps.config.metricsKey;
   app.get('/metrics', {
     config: { access: 'public', rateLimit: false },
     schema: {
       summary: 'Prometheus metrics',
       description:
-        'Platform requests by outcome, rate-limit waits, account checks, batch durations, accounts by status and accounts due, and process figures. Text exposition format.',
+        'Platform requests by outcome, rate-limit waits, account checks, batch durations, accounts by status and accounts due, and process figures. Text exposition format. With METRICS_KEY set, send `Authorization: Bearer <METRICS_KEY>`.',
       tags: ['health'],
       produces: ['text/plain'],
       response: {
@@ -20,6 +40,11 @@ export default async function metricsRoutes(app: FastifyInstance, deps: AppDeps)
         }),
       },
     },
-    handler: async (_request, reply) => reply.type(deps.metrics.contentType).send(await deps.metrics.metrics()),
+    handler: async (request, reply) => {
+      if (key !== null && !presentsKey(request, key)) {
+        return sendProblem(reply, new PerchError('invalid_api_key', 'Send the metrics key as `Authorization: Bearer <METRICS_KEY>`.'), { 'www-authenticate': 'Bearer realm="perch-metrics"' });
+      }
+      return reply.type(deps.metrics.contentType).send(await deps.metrics.metrics());
+    },
   });
 }

@@ -18,10 +18,9 @@ export const postgresCapabilities: DialectCapabilities = {
   },
   jsonArrayContains: (column, tag) => sql<boolean>`(${column})::jsonb ? ${tag}`,
   isUniqueViolation: (error) => errorCode(error) === '23505',
-  // Connection failures, admin shutdown, too many connections, serialisation and lock timeouts.
   isUnavailable: (error) =>
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', '57P01', '57P02', '57P03', '53300', '40001', '40P01', '55P03'].includes(errorCode(error)) ||
-    (error instanceof Error && /timeout exceeded when trying to connect|Connection terminated/i.test(error.message)),
+    UNAVAILABLE_CODES.has(errorCode(error)) ||
+    (error instanceof Error && /timeout exceeded when trying to connect|Connection terminated|not queryable|connection error/i.test(error.message)),
   isInvalidValue: (error) => errorCode(error).startsWith('22'),
   unloggedTable: sql`unlogged`,
   currentSchema: async (db) => (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema,
@@ -30,6 +29,13 @@ export const postgresCapabilities: DialectCapabilities = {
   },
   dueNotifications,
 };
+
+// Connection failures; admin shutdown and restarts (57P0x); too many connections (53300); disk full
+// (53100); serialisation, deadlock and lock timeouts; statement timeout (57014): all pass with time.
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH',
+  '57P01', '57P02', '57P03', '53300', '53100', '40001', '40P01', '55P03', '57014', '08000', '08003', '08006',
+]);
 
 function errorCode(error: unknown): string {
   return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
@@ -48,9 +54,17 @@ export interface PostgresHandles {
   db: Kysely<Database>;
 }
 
-export function openPostgres(connectionString: string, poolSize: number): PostgresHandles {
+/** Told of each connection lost (a restart, a failover, a network reset); the pool replaces it. */
+export type ConnectionErrorListener = (error: Error) => void;
+
+export function openPostgres(connectionString: string, poolSize: number, onConnectionError: ConnectionErrorListener = () => {}): PostgresHandles {
   const pool = new pg.Pool({ connectionString, max: poolSize, types, connectionTimeoutMillis: 5_000, statement_timeout: 30_000 });
-  // An idle client losing its connection must not crash the process; the pool replaces it.
+  // pg-pool listens for 'error' only on idle clients: it removes that listener while a client is
+  // checked out, and a connection dropped then (57P01 on a restart) is an unhandled 'error' event
+  // that ends the process. Every client gets a listener of its own for its whole life; the query
+  // in flight fails on its own (a 503), and the broken client is discarded when it is released.
+  pool.on('connect', (client) => client.on('error', onConnectionError));
+  // The pool re-emits an idle client's error; the listener above has already been told of it.
   pool.on('error', () => {});
   return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }) };
 }
