@@ -158,6 +158,8 @@ export function createConfig(env: Env, overrides: Partial<Config> = {}, baseDir 
     return duration(name, RETENTION_DEFAULTS[table], 3_600_000);
   };
   const retention = Object.fromEntries(RETAINED_TABLES.map((table) => [table, retentionOf(table)])) as Record<RetainedTable, number | null>;
+  // The analysis looks 30 days back; shorter history would make its changes null.
+  if (retention.history !== null && retention.history < 31 * 86_400_000) problems.push('HISTORY_RETENTION must be at least 31d (the analysis reads 30 days of history), or off');
   // A stored replay may hold a new key in plaintext (sealed): never keep one past a day.
   if (retention.idempotency === null || retention.idempotency > 86_400_000) problems.push('IDEMPOTENCY_RETENTION must be at most 24h (a stored reply may hold a new key)');
   const metricsKey = text('METRICS_KEY');

@@ -25,6 +25,7 @@ export const ERROR_CODES = [
   'last_admin_key',
   'account_paused',
   'idempotency_in_progress',
+  'import_in_progress',
   'import_too_large',
   'body_too_large',
   'unsupported_media_type',

@@ -27,6 +27,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   last_admin_key: 409,
   account_paused: 409,
   idempotency_in_progress: 409,
+  import_in_progress: 409,
   import_too_large: 413,
   body_too_large: 413,
   unsupported_media_type: 415,

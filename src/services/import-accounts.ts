@@ -68,8 +68,9 @@ export async function commitImport(store: Store, plan: CsvImportPlan, options: C
 export async function commitImportOnce(store: Store, plan: CsvImportPlan, options: CommitOptions, once: Once | null): Promise<Outcome<ImportReport>> {
   const { clock } = options;
   return inTransactionOnce({ store, clock }, once, 200, async (trx) => {
-    // Imports take turns: two inserting overlapping names in different orders would deadlock.
-    await store.caps.serialize(trx, 'imports');
+    // Imports take turns: two inserting overlapping names in different orders would deadlock. One
+    // that finds another being written is refused at once rather than hold a connection waiting.
+    if (!(await store.caps.trySerialize(trx, 'imports'))) throw new PerchError('import_in_progress', 'Another import is being written; send this one again when it is done.');
     const importId = newId('imp');
     const startedAt = clock.now();
     const counts = await writeImport(trx, store.caps, plan.rows, {

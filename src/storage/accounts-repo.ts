@@ -73,20 +73,40 @@ const SORTS: Record<AccountSort, { value: RawBuilder<string | number>; direction
   '-lastCheckedAt': { value: sql`coalesce(last_checked_at, 0)`, direction: 'desc' },
 };
 
+/**
+ * Rows one filtered page may examine. A rare tag, a status or a prefix matching nothing would
+ * otherwise walk every account in sort order (on SQLite, with the event loop held): past this
+ * many the page ends early, perhaps empty, with a cursor to go on from where the scan stopped.
+ */
+export const MAX_SCANNED_ROWS = 5_000;
+
 export async function listAccounts(db: Db, caps: DialectCapabilities, filter: AccountFilter): Promise<{ accounts: Account[]; last: [string | number, number] | null; more: boolean }> {
   const sort = SORTS[filter.sort];
-  let query = db.selectFrom('accounts').select(ACCOUNT_COLUMNS).select(sort.value.as('sort_value')).where('untracked_at', 'is', null);
+  const op = sort.direction === 'asc' ? sql`>` : sql`<`;
+  const from = () => {
+    let query = db.selectFrom('accounts').where('untracked_at', 'is', null);
+    if (filter.after) query = query.where(sql<boolean>`(${sort.value}, id) ${op} (${filter.after[0]}, ${filter.after[1]})`);
+    return query;
+  };
+  const filtered = filter.status !== undefined || filter.tag !== undefined || Boolean(filter.prefix);
+  // The last row the scan may reach, found through the sort's own index alone.
+  const bound = filtered
+    ? await from()
+        .select([sort.value.as('sort_value'), 'id'])
+        .orderBy(sort.value, sort.direction)
+        .orderBy('id', sort.direction)
+        .limit(1)
+        .offset(MAX_SCANNED_ROWS - 1)
+        .executeTakeFirst()
+    : undefined;
+  let query = from().select(ACCOUNT_COLUMNS).select(sort.value.as('sort_value'));
+  if (bound) query = query.where(sql<boolean>`(${sort.value}, id) ${sort.direction === 'asc' ? sql`<=` : sql`>=`} (${bound.sort_value}, ${bound.id})`);
   if (filter.status) query = query.where('status', '=', filter.status);
   if (filter.platform) query = query.where('platform', '=', filter.platform);
   if (filter.tag !== undefined) query = query.where(caps.jsonArrayContains(sql.ref('tags'), filter.tag));
   if (filter.prefix) {
     const escaped = filter.prefix.replace(/[\\%_]/g, (c) => `\\${c}`);
     query = query.where(sql<boolean>`username_key like ${`${escaped}%`} escape '\\'`);
-  }
-  if (filter.after) {
-    const [value, id] = filter.after;
-    const op = sort.direction === 'asc' ? sql`>` : sql`<`;
-    query = query.where(sql<boolean>`(${sort.value}, id) ${op} (${value}, ${id})`);
   }
   const rows = await query
     .orderBy(sort.value, sort.direction)
@@ -96,6 +116,8 @@ export async function listAccounts(db: Db, caps: DialectCapabilities, filter: Ac
   const more = rows.length > filter.limit;
   const page = more ? rows.slice(0, filter.limit) : rows;
   const tail = page.at(-1);
+  // The scan stopped at its bound before the page filled: go on from the bound next time.
+  if (!more && bound) return { accounts: page.map(toAccount), last: [bound.sort_value, bound.id], more: true };
   return { accounts: page.map(toAccount), last: tail ? [tail.sort_value, tail.id] : null, more };
 }
 

@@ -5,6 +5,7 @@ import type { Database } from './schema.ts';
 import { initialSchema } from './migrations/001-initial.ts';
 import { trackingSchema } from './migrations/002-tracking.ts';
 import { sharedLimitsSchema } from './migrations/003-shared-limits.ts';
+import { boundedGrowthSchema } from './migrations/004-bounded-growth.ts';
 import { postRefreshSchema } from './migrations/005-post-refresh.ts';
 import { budgetGrantAndDueWakeups } from './migrations/007-budget-grant-and-due-wakeups.ts';
 
@@ -13,6 +14,7 @@ function migrations(caps: DialectCapabilities): Record<string, Migration> {
     '001-initial': initialSchema(caps),
     '002-tracking': trackingSchema(),
     '003-shared-limits': sharedLimitsSchema(caps),
+    '004-bounded-growth': boundedGrowthSchema(),
     '005-post-refresh': postRefreshSchema(),
     '007-budget-grant-and-due-wakeups': budgetGrantAndDueWakeups(caps),
   };

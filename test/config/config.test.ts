@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { join } from 'node:path';
-import { ConfigError, PERCH_HOME, createConfig } from '../../src/config.ts';
+import { ConfigError, PERCH_HOME, RETAINED_TABLES, createConfig } from '../../src/config.ts';
 import { parseDuration, parseSize } from '../../src/domain/units.ts';
 
 describe('configuration', () => {
@@ -73,5 +73,6 @@ describe('configuration', () => {
     const documented = new Set([...example.matchAll(/^([A-Z_]+)=/gm)].map((m) => m[1]));
     assert.ok(read.size >= 15);
     assert.deepEqual([...read].filter((name) => !documented.has(name)), []);
+    assert.deepEqual(RETAINED_TABLES.map((table) => `${table.toUpperCase()}_RETENTION`).filter((name) => !documented.has(name)), []);
   });
 });

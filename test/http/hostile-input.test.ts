@@ -46,10 +46,13 @@ describe('hostile input', () => {
     const names = Array.from({ length: 3_000 }, (_, i) => `over${i}`);
     const send = (list: string[]) => test.app.inject({ method: 'POST', url: '/api/admin/insert', headers: admin, payload: { file: list.join('\n') } });
     const [up, down] = await Promise.all([send(names), send([...names].reverse())]);
-    assert.equal(up.statusCode, 200, up.body);
-    assert.equal(down.statusCode, 200, down.body);
-    assert.equal(up.json().inserted + down.json().inserted, 3_000);
-    assert.equal(up.json().alreadyTracked + down.json().alreadyTracked, 3_000);
+    // PostgreSQL refuses an import while another is written (409, no pool slot held waiting);
+    // SQLite queues it behind the first. Either way nothing is lost or counted twice.
+    const done = [up, down].filter((r) => r.statusCode === 200);
+    for (const refused of [up, down].filter((r) => r.statusCode !== 200)) assert.equal(refused.json().code, 'import_in_progress', refused.body);
+    assert.ok(done.length >= 1);
+    assert.equal(done.reduce((n, r) => n + r.json().inserted, 0), 3_000);
+    assert.equal(done.reduce((n, r) => n + r.json().alreadyTracked, 0), 3_000 * (done.length - 1));
   });
 
   it('brings a paused, untracked account back unpaused when it is imported again', async (t) => {

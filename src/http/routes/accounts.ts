@@ -41,7 +41,7 @@ export default async function accountRoutes(root: FastifyInstance, deps: AppDeps
       description: [
         '`?username=NAME[&platform=x]`: one account record; 404 if it is not tracked.',
         `\`?usernames=a,b,c\` (at most ${MAX_BATCH}): \`{ data, missing }\`.`,
-        'Otherwise a page `{ data, nextCursor }`, filtered by `status`, `platform`, `tag` and `q` (username prefix), sorted by `sort` (`username`, `-followers`, `-followersChange7d`, `-lastCheckedAt`), `limit` 1-500 (50). Pass `nextCursor` back as `cursor`; pages stay stable while accounts are added.',
+        'Otherwise a page `{ data, nextCursor }`, filtered by `status`, `platform`, `tag` and `q` (username prefix), sorted by `sort` (`username`, `-followers`, `-followersChange7d`, `-lastCheckedAt`), `limit` 1-500 (50). Pass `nextCursor` back as `cursor`; pages stay stable while accounts are added. A page filtered by `status`, `tag` or `q` examines at most 5,000 accounts, so it may hold fewer than `limit` (even none) while `nextCursor` is set: follow it to go on.',
       ].join('\n\n'),
       tags: ['accounts'],
       querystring: Query,

@@ -77,7 +77,7 @@ function trackerCheck(deps: AppDeps, counts: TrackerCounts) {
   };
 }
 
-async function withTimeout(work: Promise<void>, ms: number): Promise<void> {
+async function withTimeout(work: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([work, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('store timeout')), ms)))]);

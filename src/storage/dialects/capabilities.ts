@@ -21,6 +21,11 @@ export interface DialectCapabilities {
    * must see each other (the first-run key, the last admin key).
    */
   serialize(trx: Kysely<Database>, topic: 'imports' | 'admin_keys'): Promise<void>;
+  /**
+   * Like `serialize`, but returns false at once when another transaction holds the topic, instead
+   * of holding a connection while it waits (an import behind a million-row import answers 409).
+   */
+  trySerialize(trx: Kysely<Database>, topic: 'imports'): Promise<boolean>;
   /** The error is a unique-constraint violation (a concurrent insert won the race). */
   isUniqueViolation(error: unknown): boolean;
   /** The error means the store cannot be reached or is busy: worth a 503 and a retry. */

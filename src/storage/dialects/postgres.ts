@@ -14,8 +14,10 @@ export const postgresCapabilities: DialectCapabilities = {
   // Two imports inserting overlapping names in different orders would deadlock on the unique index;
   // two processes starting at once would each create a first admin key.
   serialize: async (trx, topic) => {
-    await sql`select pg_advisory_xact_lock(${LOCKS[topic]})`.execute(trx);
+    await sql`select pg_advisory_xact_lock(hashtext(current_schema()), ${LOCKS[topic]})`.execute(trx);
   },
+  trySerialize: async (trx, topic) =>
+    (await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(hashtext(current_schema()), ${LOCKS[topic]}) as ok`.execute(trx)).rows[0]?.ok === true,
   jsonArrayContains: (column, tag) => sql<boolean>`(${column})::jsonb ? ${tag}`,
   isUniqueViolation: (error) => errorCode(error) === '23505',
   isUnavailable: (error) =>
@@ -41,8 +43,11 @@ function errorCode(error: unknown): string {
   return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
 }
 
-/** Advisory lock keys: any constants ("perch" in ASCII, then the next one). */
-const LOCKS = { imports: 0x7065726368, admin_keys: 0x7065726369 } as const;
+/**
+ * Advisory lock keys: (the schema's hash, the topic). Advisory locks are database-wide; keyed by
+ * schema, two deployments (or test runs) in separate schemas of one database never wait on each other.
+ */
+const LOCKS = { imports: 0x7065_7201, admin_keys: 0x7065_7202 } as const;
 
 // Times are epoch milliseconds in bigint columns; they fit a JS number exactly, so read them as one.
 const types = {

@@ -18,6 +18,8 @@ export const sqliteCapabilities: DialectCapabilities = {
   maxParameters: 32_000,
   bytewiseCollation: 'binary',
   serialize: async () => {},
+  // One writer connection: a second import queues behind the first without holding anything.
+  trySerialize: async () => true,
   jsonArrayContains: (column, tag) => sql<boolean>`exists (select 1 from json_each(${column}) where json_each.value = ${tag})`,
   isUniqueViolation: (error) => errorCode(error).startsWith('SQLITE_CONSTRAINT_PRIMARYKEY') || errorCode(error).startsWith('SQLITE_CONSTRAINT_UNIQUE'),
   isUnavailable: (error) => ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_IOERR', 'SQLITE_FULL'].some((c) => errorCode(error).startsWith(c)),
