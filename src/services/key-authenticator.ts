@@ -43,6 +43,8 @@ export class KeyAuthenticator {
   private readonly envAdminHash: string | null;
   /** Bumped by every invalidation, so a lookup that started before one does not re-cache a revoked key. */
   private generation = 0;
+  /** Keys whose revocation through this process is being written. */
+  private readonly revoking = new Set<string>();
 
   constructor(
     private readonly reader: Kysely<Database>,
@@ -71,15 +73,25 @@ export class KeyAuthenticator {
     }
     const { key } = entry;
     if (key.status === 'unknown') return { ok: false, reason: 'invalid' };
-    if (key.status === 'revoked') return { ok: false, reason: 'revoked' };
+    if (key.status === 'revoked' || (key.status === 'valid' && this.revoking.has(key.principal.keyId))) return { ok: false, reason: 'revoked' };
     if (key.expiresAt !== null && key.expiresAt <= now) return { ok: false, reason: 'expired' };
     this.touch(key.principal.keyId, now);
     return { ok: true, principal: key.principal };
   }
 
+  /**
+   * Refuses a key from now on, before its revocation is written (the write may wait behind an
+   * import for SQLite's writer). Returns the undo for a revocation that failed.
+   */
+  beginRevocation(keyId: string): () => void {
+    this.revoking.add(keyId);
+    return () => this.revoking.delete(keyId);
+  }
+
   /** Forget a key at once (after a revocation through this process). */
   invalidate(keyId: string): void {
     this.generation += 1;
+    this.revoking.delete(keyId);
     for (const [hash, entry] of this.cache) {
       if (entry.key.status === 'valid' && entry.key.principal.keyId === keyId) this.cache.delete(hash);
     }

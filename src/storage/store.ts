@@ -30,12 +30,20 @@ export interface StoreOptions {
   poolSize?: number;
   /** Told when a PostgreSQL connection is lost (the process carries on; requests get 503 until it is back). */
   onConnectionError?: (error: Error) => void;
+  /**
+   * SQLite: how long a statement may wait for another process's write lock, holding the event loop
+   * meanwhile. Servers pass a short one (SERVER_BUSY_TIMEOUT_MS); commands keep the default.
+   */
+  busyTimeoutMs?: number;
 }
+
+/** A server's wait for another process's SQLite write lock; past it the request gets 503. */
+export const SERVER_BUSY_TIMEOUT_MS = 50;
 
 export async function openStore(databaseUrl: string, options: StoreOptions = {}): Promise<Store> {
   let store: Store;
   if (databaseUrl.startsWith('file:')) {
-    const sqlite = openSqlite(databaseUrl.slice('file:'.length));
+    const sqlite = openSqlite(databaseUrl.slice('file:'.length), options.busyTimeoutMs);
     store = {
       db: sqlite.writer,
       reader: sqlite.reader,

@@ -127,7 +127,11 @@ export default async function apiKeyRoutes(root: FastifyInstance, deps: AppDeps)
     },
     handler: async (request) => {
       const { id } = request.params;
-      const { revokedAt } = await revokeKey(deps.store, deps.clock, id, { actor: actorOf(request), envAdminConfigured: deps.config.adminApiKey !== null });
+      const undo = deps.authenticator.beginRevocation(id);
+      const { revokedAt } = await revokeKey(deps.store, deps.clock, id, { actor: actorOf(request), envAdminConfigured: deps.config.adminApiKey !== null }).catch((error: unknown) => {
+        undo();
+        throw error;
+      });
       deps.authenticator.invalidate(id);
       return { success: true as const, id, revokedAt: new Date(revokedAt).toISOString() };
     },

@@ -36,11 +36,14 @@ function errorCode(error: unknown): string {
 
 type Connection = InstanceType<typeof BetterSqlite3>;
 
-function open(path: string, readonly: boolean): Connection {
+function open(path: string, readonly: boolean, busyTimeoutMs: number): Connection {
   const connection = new BetterSqlite3(path, { readonly: readonly && path !== ':memory:' });
   connection.pragma('journal_mode = WAL');
   connection.pragma('foreign_keys = ON');
-  connection.pragma('busy_timeout = 5000');
+  // SQLite waits for another process's write lock by sleeping inside the call, which on
+  // better-sqlite3 is the event loop: a server keeps this short (a write behind `perch import`
+  // answers 503 at once), while a command line may wait seconds.
+  connection.pragma(`busy_timeout = ${busyTimeoutMs}`);
   // NORMAL is durable against a crashed process in WAL mode; only a power cut may drop the last commits.
   connection.pragma('synchronous = NORMAL');
   // Checkpoints run on a worker thread (sqlite-checkpointer.ts), never inside our COMMITs.
@@ -74,19 +77,22 @@ export interface SqliteHandles {
   close(): Promise<void>;
 }
 
-export function openSqlite(path: string): SqliteHandles {
+/** How long a connection waits for another process's write lock; see open(). */
+export const CLI_BUSY_TIMEOUT_MS = 5_000;
+
+export function openSqlite(path: string, busyTimeoutMs = CLI_BUSY_TIMEOUT_MS): SqliteHandles {
   if (path === ':memory:') {
     // An in-memory database exists once per connection: no separate reader, no WAL to checkpoint.
-    const raw = open(path, false);
+    const raw = open(path, false, busyTimeoutMs);
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
     return { writer: db, reader: db, integrityCheck: () => String(raw.pragma('integrity_check', { simple: true })), checkpoint: async () => null, close: () => db.destroy() };
   }
   mkdirSync(dirname(path), { recursive: true });
-  const rawWriter = open(path, false);
+  const rawWriter = open(path, false, busyTimeoutMs);
   // API key hashes and account data: readable by the owner only (SQLite gives its -wal and -shm
   // files the database file's permissions).
   chmodSync(path, 0o600);
-  const rawReader = open(path, true);
+  const rawReader = open(path, true, busyTimeoutMs);
   const writer = new Kysely<Database>({ dialect: new SqliteDialect({ database: rawWriter }) });
   const reader = new Kysely<Database>({ dialect: new SqliteDialect({ database: rawReader }) });
   const checkpointer = new WalCheckpointer(path);
