@@ -1,4 +1,5 @@
 // buildApp(deps): the HTTP application, every plugin and route listed in order. It never listens.
+import { randomBytes } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -6,7 +7,7 @@ import { PerchError } from './domain/errors.ts';
 import { registerAuth } from './http/auth.ts';
 import type { AppDeps } from './http/deps.ts';
 import { buildClientErrorHandler, handleFrameworkError } from './http/early-errors.ts';
-import { buildErrorHandler } from './http/errors.ts';
+import { buildErrorHandler, callerRequestId } from './http/errors.ts';
 import { registerExpectContinue } from './http/expect-continue.ts';
 import { MAX_PARAM_LENGTH, registerRouteTable } from './http/route-table.ts';
 import { registerValidation } from './http/validation.ts';
@@ -26,18 +27,16 @@ import insertRoutes from './http/routes/insert.ts';
 import meRoutes from './http/routes/me.ts';
 import metricsRoutes from './http/routes/metrics.ts';
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 let requestCounter = 0;
+const PROCESS_TAG = randomBytes(3).toString('hex');
 
 export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
     loggerInstance: logger,
-    // A caller's X-Request-Id is kept when it is harmless, so logs can be joined across services.
-    genReqId: (request) => {
-      const given = request.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req-${(++requestCounter).toString(36)}`;
-    },
+    // Our own id, unique per process run, so no caller can make two requests look like one; the
+    // caller's X-Request-Id is kept beside it (callerRequestId in logs and problem documents).
+    genReqId: () => `req-${PROCESS_TAG}-${(++requestCounter).toString(36)}`,
     requestTimeout: config.requestTimeoutMs,
     bodyLimit: 1_048_576,
     // Fastify reads a number as a count of hops; its types only lack the case.
@@ -49,6 +48,10 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     clientErrorHandler: buildClientErrorHandler(logger),
   });
 
+  app.addHook('onRequest', async (request) => {
+    const caller = callerRequestId(request);
+    if (caller !== null) request.log = request.log.child({ callerRequestId: caller });
+  });
   registerRouteTable(app);
   if (config.trustProxy === false) {
     const warnForwarded = untrustedForwardingWarning(logger);

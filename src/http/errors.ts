@@ -100,9 +100,19 @@ function bodyStillArriving(request: FastifyRequest): boolean {
   return request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
 }
 
+const CALLER_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** The caller's own X-Request-Id when it is harmless (short, plain), else null. */
+export function callerRequestId(request: FastifyRequest): string | null {
+  const given = request.headers['x-request-id'];
+  return typeof given === 'string' && CALLER_REQUEST_ID.test(given) ? given : null;
+}
+
 /** Sends a problem document; the headers (WWW-Authenticate, Allow, Retry-After) go with it. */
 export function sendProblem(reply: FastifyReply, error: PerchError, headers: Record<string, string> = {}): FastifyReply {
   const problem = problemOf(error, String(reply.request.id));
+  const caller = callerRequestId(reply.request);
+  if (caller !== null) problem.callerRequestId = caller;
   // Node closes the socket after a response carrying `connection: close` instead of draining the upload.
   if (bodyStillArriving(reply.request)) headers = { ...headers, connection: 'close' };
   return reply.code(problem.status).headers(headers).type('application/problem+json; charset=utf-8').serializer(JSON.stringify).send(problem);
@@ -125,6 +135,9 @@ const FASTIFY_ERRORS: Record<string, [ErrorCode, string]> = {
   FST_ERR_VALIDATION: ['validation_failed', 'The request does not match the schema.'],
 };
 
+/** Field problems listed in a validation error; the count of the rest is given. */
+const MAX_FIELD_PROBLEMS = 10;
+
 /** What the store's dialect knows about its own errors (its capabilities object fits this). */
 export interface StoreErrors {
   isUnavailable(error: unknown): boolean;
@@ -137,13 +150,17 @@ export function toPerchError(error: unknown, store: StoreErrors): PerchError {
   const fastifyError = error as Partial<FastifyError> & { validation?: { instancePath: string; message?: string; params?: Record<string, unknown> }[]; validationContext?: string };
   if (Array.isArray(fastifyError.validation)) {
     const where = fastifyError.validationContext ?? 'body';
-    const errors = fastifyError.validation.map((v) => {
+    // A body with thousands of unknown fields would otherwise come back as a multi-megabyte detail.
+    const shown = fastifyError.validation.slice(0, MAX_FIELD_PROBLEMS);
+    const more = fastifyError.validation.length - shown.length;
+    const errors = shown.map((v) => {
       const missing = v.params?.missingProperty;
       const extra = v.params?.additionalProperty;
       const field = `${where}${v.instancePath}${missing ? `/${String(missing)}` : ''}${extra ? `/${String(extra)}` : ''}`;
-      return { field, message: extra ? 'is not a known field' : (v.message ?? 'is invalid') };
+      return { field: field.slice(0, 200), message: extra ? 'is not a known field' : (v.message ?? 'is invalid') };
     });
-    return new PerchError('validation_failed', `The request ${where} is invalid: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}.`, { errors });
+    const list = `${errors.map((e) => `${e.field} ${e.message}`).join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
+    return new PerchError('validation_failed', `The request ${where} is invalid: ${list}.`, { errors });
   }
   const known = fastifyError.code ? FASTIFY_ERRORS[fastifyError.code] : undefined;
   if (known) return new PerchError(known[0], known[1]);

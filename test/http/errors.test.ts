@@ -26,8 +26,11 @@ describe('errors and protocol', () => {
     const problem = response.json();
     assert.equal(response.statusCode, 400);
     for (const member of ['type', 'title', 'status', 'detail', 'code', 'requestId', 'errors']) assert.ok(member in problem, member);
-    assert.equal(problem.requestId, 'trace-42');
-    assert.equal(response.headers['x-request-id'], 'trace-42');
+    // Our id, with the caller's kept beside it, not instead of it.
+    assert.match(problem.requestId, /^req-[0-9a-f]{6}-[0-9a-z]+$/);
+    assert.equal(problem.callerRequestId, 'trace-42');
+    assert.equal(response.headers['x-request-id'], problem.requestId);
+    assert.ok(test.logs.some((line) => line.includes('"callerRequestId":"trace-42"') && line.includes(problem.requestId)), 'logs carry both ids');
     assert.ok(problem.errors.some((e: { field: string }) => e.field === 'body/username'), JSON.stringify(problem.errors));
     assert.ok(!/ajv|fastify|stack|node_modules/i.test(response.body));
   });
