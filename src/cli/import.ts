@@ -4,7 +4,8 @@ import { commitImport, planImport, type ImportReport } from '../services/import-
 import { systemClock } from '../clock.ts';
 import { withStore } from './context.ts';
 import { importThroughServer } from './import-remote.ts';
-import { loadEnvFile } from './load-config.ts';
+import { loadConfig, loadEnvFile } from './load-config.ts';
+import { findRunningServer } from '../services/running-server.ts';
 import { openCsvFile, printReport, unreadable, type ImportOptions } from './import-file.ts';
 import { printJson } from './output.ts';
 import { startProgress } from './progress.ts';
@@ -35,6 +36,19 @@ async function runImport(file: string, options: ImportOptions): Promise<void> {
   loadEnvFile();
   const url = options.url ?? process.env.PERCH_URL?.trim();
   if (url) return importThroughServer(file, url, options);
+  // A server running on the same SQLite file: send the file through it rather than take SQLite's
+  // one write lock from it for the whole import. Without an admin key, write directly: the server
+  // answers its own writes 503 meanwhile instead of freezing.
+  const config = loadConfig();
+  const running = config.dataDir === null ? null : findRunningServer(config.dataDir);
+  if (running !== null) {
+    const key = options.apiKey ?? (process.env.PERCH_API_KEY?.trim() || process.env.ADMIN_API_KEY?.trim());
+    if (key) {
+      process.stderr.write(`perch: a server is running on this store (pid ${running.pid}); sending the file to it at ${running.url}\n`);
+      return importThroughServer(file, running.url, { ...options, apiKey: key });
+    }
+    process.stderr.write(`perch: a server is running on this store (pid ${running.pid}); writing directly. Set PERCH_API_KEY to send the file through it.\n`);
+  }
   return importDirectly(file, options);
 }
 
@@ -50,7 +64,8 @@ export function registerImportCommand(program: Command): void {
       'after',
       [
         '',
-        'Without --url the file is read and written directly to the store named by DATABASE_URL, in one transaction.',
+        'Without --url the file is read and written directly to the store named by DATABASE_URL, in one transaction;',
+        'when a server runs on that SQLite file and an admin key is set (PERCH_API_KEY or ADMIN_API_KEY), it goes through the server.',
         'A progress bar is shown on stderr when it is a terminal. Exit status: 0 imported, 1 nothing imported, 2 bad usage.',
         '',
         'Examples:',

@@ -4,7 +4,7 @@
 // reads go on. And a revocation refuses the key at once, before its write (queued behind an
 // import on the one writer) commits.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -60,6 +60,33 @@ describe('a second SQLite writer', { skip, timeout: 180_000 }, () => {
     for (const status of reads) assert.ok([200, 404].includes(status), `reads answered, saw ${status}`);
     const after = await fetch(`${server.url}/api/?username=side1`, { headers: { 'x-api-key': ADMIN_KEY } });
     assert.equal(after.status, 200, 'the imported rows are visible to the server');
+  });
+});
+
+describe('perch import beside a server', { skip, timeout: 120_000 }, () => {
+  it('sends the file through the running server when it has an admin key, and the notice goes with the server', async (t) => {
+    const location = await freshStoreUrl();
+    const server = await startServer({ DATABASE_URL: location.url, ADMIN_API_KEY: ADMIN_KEY, KEY_HASH_SECRET: SECRET });
+    t.after(async () => {
+      server.child.kill('SIGKILL');
+      await server.exited;
+      await location.drop();
+    });
+    const notice = join(location.dir!, 'server.json');
+    // Written just after the server starts listening.
+    for (let i = 0; i < 200 && !existsSync(notice); i++) await delay(25);
+    assert.equal(JSON.parse(readFileSync(notice, 'utf8')).url, server.url);
+    const file = join(location.dir!, 'few.csv');
+    writeFileSync(file, 'username\nthrough1\nthrough2\n');
+    const result = await perch(['import', file, '--json'], { DATABASE_URL: location.url, PERCH_API_KEY: ADMIN_KEY });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stderr, /a server is running on this store .*sending the file to it/);
+    assert.equal((JSON.parse(result.stdout) as { inserted: number }).inserted, 2);
+    const imports = await fetch(`${server.url}/api/admin/imports`, { headers: { 'x-api-key': ADMIN_KEY } });
+    assert.match(await imports.text(), /"source":"(text\/csv|csv|upload)[^"]*"/);
+    server.child.kill('SIGTERM');
+    assert.equal((await server.exited).code, 0);
+    assert.equal(existsSync(notice), false, 'a stopped server withdraws its notice');
   });
 });
 
