@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
 import { openStore } from '../../src/storage/store.ts';
-import { startFakeX } from '../fakes/x-server.ts';
+import { startFakeX } from '../../src/simulators/x-server.ts';
 import { ADMIN_KEY } from '../helpers/app.ts';
 import { startServer, type ServerProcess } from '../helpers/server-process.ts';
 import { POSTGRES_URL, freshStoreUrl } from '../helpers/store-url.ts';
