@@ -11,8 +11,10 @@ import { deriveKey } from './domain/sealed-box.ts';
 import { KeyAuthenticator } from './services/api-keys.ts';
 import { ensureAdminKey } from './services/bootstrap-admin.ts';
 import { createMetrics } from './metrics.ts';
+import { buildMetricsServer } from './http/metrics-server.ts';
+import { startRetention } from './services/retention.ts';
 import { resolveKeyHashSecret } from './storage/key-secret.ts';
-import { openStore } from './storage/store.ts';
+import { SERVER_BUSY_TIMEOUT_MS, openStore } from './storage/store.ts';
 import { createTracker } from './tracker/create-tracker.ts';
 import type { Tracker } from './tracker/tracker.ts';
 import { systemClock, type Clock, type SleepingClock } from './clock.ts';
@@ -32,11 +34,18 @@ export interface ComposeOptions {
  * TRACKER on, it also builds the tracker, but does not start it (runServer does; tests drive it by hand).
  * Closing the app stops the tracker and closes the store.
  */
-export async function composeApp(config: Config, options: ComposeOptions): Promise<{ app: FastifyInstance; deps: AppDeps; firstAdminKey: string | null; tracker: Tracker | null }> {
+export async function composeApp(
+  config: Config,
+  options: ComposeOptions,
+): Promise<{ app: FastifyInstance; deps: AppDeps; firstAdminKey: string | null; tracker: Tracker | null; metricsApp: FastifyInstance | null }> {
   const clock = options.clock ?? systemClock;
-  const store = await openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
+  const store = await openStore(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS,
+    onConnectionError: (error) => options.logger.warn({ err: error }, 'store connection lost; it is replaced on the next use'),
+  });
   try {
-    const metrics = createMetrics(store, clock);
+    const metrics = createMetrics(store, clock, config.metricsIntervalMs);
     const role = options.role ?? 'serve';
     const runsTracker = role === 'worker' || (role === 'serve' && config.tracker);
     const tracker = runsTracker ? createTracker(config, store, options.logger, { ...(options.trackerClock ? { clock: options.trackerClock } : {}), metrics: metrics.tracker, role }) : null;
@@ -64,11 +73,13 @@ export async function composeApp(config: Config, options: ComposeOptions): Promi
     // The first admin key is printed by a process that serves the API, not by a worker.
     const firstAdminKey = role === 'worker' ? null : await ensureAdminKey(store, config, keyHashSecret, clock);
     const app = await buildApp(deps, options.logger);
+    const metricsApp = config.metricsPort === null ? null : await buildMetricsServer(deps, options.logger);
+    const retention = startRetention(store, config.retention, clock, options.logger);
     app.addHook('onClose', async () => {
-      await tracker?.stop();
+      await Promise.all([tracker?.stop(), metricsApp?.close(), retention.stop()]);
       await store.close();
     });
-    return { app, deps, firstAdminKey, tracker };
+    return { app, deps, firstAdminKey, tracker, metricsApp };
   } catch (error) {
     await store.close();
     throw error;

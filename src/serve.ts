@@ -5,8 +5,8 @@ import type { Config } from './config.ts';
 import { composeApp } from './compose.ts';
 import type { AppDeps } from './http/deps.ts';
 import { createLogger } from './logger.ts';
-
-const SHUTDOWN_DEADLINE_MS = 8_000;
+import { deliverFirstAdminKey, keyFileDir } from './services/bootstrap-admin.ts';
+import { announceServer, localUrl } from './services/running-server.ts';
 
 /**
  * `perch serve`, `perch api` and `perch worker`: listen until SIGTERM or SIGINT, then drain and
@@ -15,35 +15,43 @@ const SHUTDOWN_DEADLINE_MS = 8_000;
  */
 export async function runServer(config: Config, role: AppDeps['role']): Promise<void> {
   const logger = createLogger(config.logLevel);
-  const { app, firstAdminKey, tracker } = await composeApp(config, { logger, role });
+  const { app, firstAdminKey, tracker, metricsApp } = await composeApp(config, { logger, role });
   if (firstAdminKey !== null) {
-    // Shown once, on the terminal only; never sent to the logger.
-    process.stdout.write(
-      `\n  First start: an admin API key was created. It is shown only this once; keep it safe:\n\n    ${firstAdminKey}\n\n` +
-        `  Use it in the x-api-key header. Set ADMIN_API_KEY, or create more keys with \`perch keys create\`.\n\n`,
-    );
+    // Never sent to the logger: on a terminal it is printed; otherwise it goes to an owner-only file.
+    deliverFirstAdminKey(firstAdminKey, { terminal: process.stdout.isTTY ? process.stdout : null, dir: keyFileDir(config), log: logger });
   }
-  if (role !== 'worker') await app.listen({ port: config.port, host: config.host });
-  else if (config.workerPort !== null) await app.listen({ port: config.workerPort, host: config.host });
+  let withdraw = () => {};
+  if (role !== 'worker') {
+    await app.listen({ port: config.port, host: config.host });
+    // On SQLite, `perch import FILE` finds this server and sends the file through it.
+    const address = app.server.address();
+    if (config.dataDir !== null && typeof address === 'object' && address !== null) withdraw = announceServer(config.dataDir, localUrl(config.host, address.port));
+  } else if (config.workerPort !== null) await app.listen({ port: config.workerPort, host: config.host });
+  await metricsApp?.listen({ port: config.metricsPort ?? 0, host: config.host });
   tracker?.start();
   if (role === 'worker' && tracker) logger.info({ owner: tracker.owner }, 'worker started');
-  onSignals(logger, async () => {
+  onSignals(logger, config.shutdownTimeoutMs, async () => {
+    withdraw();
     // The tracker stops claiming at once and finishes (or releases) its batches while HTTP drains.
     await Promise.all([tracker?.stop(), app.close()]);
   });
 }
 
-/** On SIGTERM or SIGINT: run `stop` once, then exit 0 (or exit anyway at the deadline). */
-function onSignals(logger: Logger, stop: () => Promise<void>): void {
+/**
+ * On SIGTERM or SIGINT: run `stop` once, then exit 0. At the deadline (SHUTDOWN_TIMEOUT) exit 1
+ * anyway, so a supervisor can tell a clean stop from one that left requests or batches open.
+ */
+function onSignals(logger: Logger, deadlineMs: number, stop: () => Promise<void>): void {
   let stopping = false;
   const handle = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
     const deadline = setTimeout(() => {
-      logger.warn('shutdown deadline reached; exiting with work still open');
-      process.exit(0);
-    }, SHUTDOWN_DEADLINE_MS);
+      logger.error({ deadlineMs }, 'shutdown deadline reached; exiting with work still open');
+      logger.flush?.();
+      process.exit(1);
+    }, deadlineMs);
     deadline.unref();
     try {
       await stop();

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { RETAINED_TABLES, type Config } from '../config.ts';
 import { RETAINED, pruneOlderThan } from '../storage/retention-repo.ts';
 import type { Store } from '../storage/store.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../clock.ts';
 
 export const PRUNE_BATCH = 1_000;
 const RETENTION_EVERY_MS = 10 * 60_000;
