@@ -21,11 +21,14 @@ import accountRoutes from './http/routes/accounts.ts';
 import adminAccountRoutes from './http/routes/admin-accounts.ts';
 import apiKeyRoutes from './http/routes/api-keys.ts';
 import docsRoutes from './http/routes/docs.ts';
+import eventStreamRoutes from './http/routes/event-stream.ts';
+import eventRoutes from './http/routes/events.ts';
 import healthRoutes from './http/routes/health.ts';
 import importRoutes from './http/routes/imports.ts';
 import insertRoutes from './http/routes/insert.ts';
 import meRoutes from './http/routes/me.ts';
 import metricsRoutes from './http/routes/metrics.ts';
+import webhookRoutes from './http/routes/webhooks.ts';
 
 let requestCounter = 0;
 const PROCESS_TAG = randomBytes(3).toString('hex');
@@ -96,6 +99,8 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
         { name: 'accounts', description: 'Register and read tracked accounts' },
         { name: 'keys', description: 'API keys and roles' },
         { name: 'health', description: 'Readiness and liveness' },
+        { name: 'events', description: 'What changed, by polling or as a stream' },
+        { name: 'webhooks', description: 'Endpoints that receive events, signed (Standard Webhooks)' },
       ],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
@@ -114,5 +119,8 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   await app.register(adminAccountRoutes, deps);
   await app.register(importRoutes, deps);
   await app.register(apiKeyRoutes, deps);
+  await app.register(eventRoutes, deps);
+  await app.register(eventStreamRoutes, deps);
+  await app.register(webhookRoutes, deps);
   return app;
 }

@@ -56,6 +56,18 @@ export interface Config {
   readonly metricsIntervalMs: number;
   /** How long rows are kept before they are pruned; null keeps them for ever. */
   readonly retention: Readonly<Record<RetainedTable, number | null>>;
+  /** How long events are kept. */
+  readonly eventRetentionMs: number;
+  /** A follower move of at least this many percent (and 100 followers) within 24 h is a spike. */
+  readonly followerSpikePercent: number;
+  /** Longest time one webhook delivery may take, response included. */
+  readonly webhookTimeoutMs: number;
+  /** Waits before each retry of a failed delivery (each ± 20 % jitter); after the last, it has failed. */
+  readonly webhookRetryScheduleMs: readonly number[];
+  /** Let webhooks reach loopback, private, link-local and multicast addresses (tests, demo, private networks). */
+  readonly webhookAllowPrivate: boolean;
+  /** Deliveries in flight at once in one process (an endpoint gets at most a quarter of them). */
+  readonly webhookConcurrency: number;
 }
 
 /** Tables pruned by age (services/retention.ts); the setting is `<NAME>_RETENTION`. */
@@ -128,6 +140,23 @@ export function createConfig(env: Env, overrides: Partial<Config> = {}, baseDir 
       problems.push(`${name} must be an http(s) URL (got "${raw}")`);
       return fallback;
     }
+  };
+  const durations = (name: string, fallback: string): number[] => {
+    const raw = text(name) ?? fallback;
+    const values = raw.split(',').map((part) => parseDuration(part));
+    if (values.length > 0 && values.length <= 20 && values.every((v): v is number => v !== null && v >= 1_000)) return values;
+    problems.push(`${name} must be up to 20 durations of at least 1s separated by commas, such as 5s,5m,30m (got "${raw}")`);
+    return fallback.split(',').map((part) => parseDuration(part) ?? 1_000);
+  };
+  const percent = (name: string, fallback: number): number => {
+    const raw = text(name);
+    if (raw === null) return fallback;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value <= 0 || value > 10_000) {
+      problems.push(`${name} must be a number of percent above 0 (got "${raw}")`);
+      return fallback;
+    }
+    return value;
   };
   const flag = (name: string, fallback: boolean): boolean => {
     const raw = text(name)?.toLowerCase();
@@ -225,6 +254,12 @@ export function createConfig(env: Env, overrides: Partial<Config> = {}, baseDir 
     metricsPort: text('METRICS_PORT') === null ? null : integer('METRICS_PORT', 0, 0, 65_535),
     metricsIntervalMs: duration('METRICS_INTERVAL', '15s'),
     retention,
+    eventRetentionMs: duration('EVENT_RETENTION', '30d'),
+    followerSpikePercent: percent('FOLLOWER_SPIKE_PERCENT', 10),
+    webhookTimeoutMs: duration('WEBHOOK_TIMEOUT', '10s'),
+    webhookRetryScheduleMs: durations('WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h'),
+    webhookAllowPrivate: flag('WEBHOOK_ALLOW_PRIVATE', false),
+    webhookConcurrency: integer('WEBHOOK_CONCURRENCY', 16, 1, 1_000),
     ...overrides,
   };
   if (config.keyHashSecret === null && config.databaseUrl.startsWith('postgres')) {

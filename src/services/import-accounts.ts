@@ -5,9 +5,11 @@ import { PerchError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Platform } from '../domain/platforms.ts';
 import { writeAudit } from '../storage/audit-repo.ts';
+import { recordEvents } from '../storage/events-repo.ts';
 import { listImports, writeImport, type ImportCounts, type ImportRecord } from '../storage/imports-repo.ts';
 import type { Store } from '../storage/store.ts';
 import type { Clock } from '../clock.ts';
+import { importCompletedEvent } from './events.ts';
 import { inTransactionOnce, type Once, type Outcome } from './idempotency.ts';
 
 export interface ImportReport extends ImportCounts {
@@ -85,7 +87,9 @@ export async function commitImportOnce(store: Store, plan: CsvImportPlan, option
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
     await writeAudit(trx, { actor: options.actor, action: 'accounts.import', target: importId, detail: { ...counts, accepted: plan.rows.length }, at: startedAt });
-    return reportOf(importId, plan, counts);
+    const report = reportOf(importId, plan, counts);
+    await recordEvents(trx, store.caps, [importCompletedEvent(report)], clock.now());
+    return report;
   });
 }
 

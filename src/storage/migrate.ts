@@ -7,6 +7,7 @@ import { trackingSchema } from './migrations/002-tracking.ts';
 import { sharedLimitsSchema } from './migrations/003-shared-limits.ts';
 import { boundedGrowthSchema } from './migrations/004-bounded-growth.ts';
 import { postRefreshSchema } from './migrations/005-post-refresh.ts';
+import { eventsWebhooksSchema } from './migrations/006-events-webhooks.ts';
 import { budgetGrantAndDueWakeups } from './migrations/007-budget-grant-and-due-wakeups.ts';
 
 function migrations(caps: DialectCapabilities): Record<string, Migration> {
@@ -16,6 +17,7 @@ function migrations(caps: DialectCapabilities): Record<string, Migration> {
     '003-shared-limits': sharedLimitsSchema(caps),
     '004-bounded-growth': boundedGrowthSchema(),
     '005-post-refresh': postRefreshSchema(),
+    '006-events-webhooks': eventsWebhooksSchema(caps),
     '007-budget-grant-and-due-wakeups': budgetGrantAndDueWakeups(caps),
   };
 }

@@ -1,5 +1,6 @@
 // The tables as Kysely sees them. Times are epoch milliseconds (UTC) in every dialect; JSON is text.
 import type { Generated } from 'kysely';
+import type { EventsWebhooksTables } from './events-schema.ts';
 
 export interface AccountsTable {
   id: Generated<number>;
@@ -169,7 +170,7 @@ export interface TrackerProcessesTable {
   batches: Generated<number>;
 }
 
-export interface Database {
+export interface Database extends EventsWebhooksTables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   imports: ImportsTable;

@@ -1,6 +1,7 @@
 // Everything one tracker's units of work share: the store, a platform's client and its gates,
 // the clock, the settings, the metrics sink and the logger. Built once by the tracker loop.
 import type { Logger } from 'pino';
+import type { EventRules } from '../domain/events.ts';
 import type { Platform } from '../domain/platforms.ts';
 import type { Endpoint, PlatformClient, PlatformErrorKind } from '../platforms/types.ts';
 import type { Store } from '../storage/store.ts';
@@ -25,6 +26,8 @@ export interface TrackerSettings {
   postRefreshWindowMs: number;
   /** Most posts per account whose metrics one check reads again (the newest). */
   postsRefreshedPerAccount: number;
+  /** Rules of the events a check produces; null: checks record no events. */
+  events: EventRules | null;
 }
 
 export interface TrackerMetrics {

@@ -22,6 +22,7 @@ export function trackerSettings(config: Config): TrackerSettings {
     postFetchesInFlight: 8,
     postRefreshWindowMs: config.postRefreshWindowMs,
     postsRefreshedPerAccount: 100,
+    events: { spikePercent: config.followerSpikePercent },
   };
 }
 

@@ -9,6 +9,7 @@ import { insertPosts, saveRefreshedPosts } from '../storage/posts-repo.ts';
 import type { Database } from '../storage/schema.ts';
 import { nameTakenByOther, writeCheck } from '../storage/tracking-repo.ts';
 import type { AccountResult } from './account-result.ts';
+import { recordCheckEvents } from './check-events.ts';
 import type { TrackerContext } from './context.ts';
 
 export interface Checked {
@@ -39,6 +40,7 @@ export async function writeCheckResults(trx: Kysely<Database>, ctx: Pick<Tracker
   // Refreshed rows first: insertPosts trims each account to its cap afterwards.
   await saveRefreshedPosts(trx, store.caps, written.flatMap((r) => r.refreshed));
   await insertPosts(trx, store.caps, written.flatMap((r) => r.posts), ctx.settings.postsPerAccount);
+  await recordCheckEvents(trx, ctx, checked.map((c) => c.account), written.map((r) => r.write), now);
   return written;
 }
 

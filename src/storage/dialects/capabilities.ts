@@ -18,9 +18,10 @@ export interface DialectCapabilities {
   /**
    * Makes transactions on the same `topic` take turns until they end (PostgreSQL: a transaction
    * advisory lock; SQLite: one writer anyway): concurrent imports, and admin-key changes that
-   * must see each other (the first-run key, the last admin key).
+   * must see each other (the first-run key, the last admin key), and event writers, so that events
+   * commit in the order of their `seq` (a poller never skips one that commits late).
    */
-  serialize(trx: Kysely<Database>, topic: 'imports' | 'admin_keys'): Promise<void>;
+  serialize(trx: Kysely<Database>, topic: 'imports' | 'admin_keys' | 'events'): Promise<void>;
   /**
    * Like `serialize`, but returns false at once when another transaction holds the topic, instead
    * of holding a connection while it waits (an import behind a million-row import answers 409).

@@ -47,7 +47,7 @@ function errorCode(error: unknown): string {
  * Advisory lock keys: (the schema's hash, the topic). Advisory locks are database-wide; keyed by
  * schema, two deployments (or test runs) in separate schemas of one database never wait on each other.
  */
-const LOCKS = { imports: 0x7065_7201, admin_keys: 0x7065_7202 } as const;
+const LOCKS = { imports: 0x7065_7201, admin_keys: 0x7065_7202, events: 0x7065_7203 } as const;
 
 // Times are epoch milliseconds in bigint columns; they fit a JS number exactly, so read them as one.
 const types = {
