@@ -17,6 +17,8 @@ import { resolveKeyHashSecret } from './storage/key-secret.ts';
 import { SERVER_BUSY_TIMEOUT_MS, openStore } from './storage/store.ts';
 import { createTracker } from './tracker/create-tracker.ts';
 import type { Tracker } from './tracker/tracker.ts';
+import { createDeliverer } from './webhooks/create-deliverer.ts';
+import type { Deliverer } from './webhooks/deliverer.ts';
 import { systemClock, type Clock, type SleepingClock } from './clock.ts';
 
 export const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -37,7 +39,7 @@ export interface ComposeOptions {
 export async function composeApp(
   config: Config,
   options: ComposeOptions,
-): Promise<{ app: FastifyInstance; deps: AppDeps; firstAdminKey: string | null; tracker: Tracker | null; metricsApp: FastifyInstance | null }> {
+): Promise<{ app: FastifyInstance; deps: AppDeps; firstAdminKey: string | null; tracker: Tracker | null; metricsApp: FastifyInstance | null; deliverer: Deliverer | null }> {
   const clock = options.clock ?? systemClock;
   const store = await openStore(config.databaseUrl, {
     poolSize: config.databasePoolSize,
@@ -50,6 +52,8 @@ export async function composeApp(
     const runsTracker = role === 'worker' || (role === 'serve' && config.tracker);
     const tracker = runsTracker ? createTracker(config, store, options.logger, { ...(options.trackerClock ? { clock: options.trackerClock } : {}), metrics: metrics.tracker, role }) : null;
     const keyHashSecret = resolveKeyHashSecret(config.keyHashSecret, config.dataDir);
+    // Webhooks are delivered by the processes that run the tracker's role: `perch serve` and `perch worker`.
+    const deliverer = role === 'api' ? null : createDeliverer(config, store, options.logger, keyHashSecret, { ...(options.trackerClock ? { clock: options.trackerClock } : {}), metrics: metrics.webhooks });
     const authenticator = new KeyAuthenticator(store.reader, store.db, {
       secret: keyHashSecret,
       envAdminKey: config.adminApiKey,
@@ -66,6 +70,7 @@ export async function composeApp(
       keyHashSecret,
       sealKey: deriveKey(keyHashSecret, 'idempotent-responses'),
       tracker,
+      deliverer,
       metrics: metrics.registry,
       role,
       version: VERSION,
@@ -76,10 +81,10 @@ export async function composeApp(
     const metricsApp = config.metricsPort === null ? null : await buildMetricsServer(deps, options.logger);
     const retention = startRetention(store, config.retention, clock, options.logger);
     app.addHook('onClose', async () => {
-      await Promise.all([tracker?.stop(), metricsApp?.close(), retention.stop()]);
+      await Promise.all([tracker?.stop(), deliverer?.stop(), metricsApp?.close(), retention.stop()]);
       await store.close();
     });
-    return { app, deps, firstAdminKey, tracker, metricsApp };
+    return { app, deps, firstAdminKey, tracker, metricsApp, deliverer };
   } catch (error) {
     await store.close();
     throw error;

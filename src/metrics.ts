@@ -10,10 +10,13 @@ import type { Store } from './storage/store.ts';
 import { recentTrackers } from './storage/tracker-processes-repo.ts';
 import { countByStatus, countDue } from './storage/tracking-repo.ts';
 import type { TrackerMetrics } from './tracker/context.ts';
+import type { DeliveryMetrics } from './webhooks/deliver-one.ts';
+import { webhookMetrics } from './webhooks/metrics.ts';
 
 export interface Metrics {
   registry: Registry;
   tracker: TrackerMetrics;
+  webhooks: DeliveryMetrics;
 }
 
 /** The store counts behind the gauges, read together so a scrape costs at most one round per interval. */
@@ -101,6 +104,7 @@ export function createMetrics(store: Store, clock: Clock, intervalMs = 15_000): 
   });
   return {
     registry,
+    webhooks: webhookMetrics(registry, store, clock),
     tracker: {
       platformRequest: (platform, endpoint, outcome) => requests.inc({ platform, endpoint, outcome }),
       rateLimitWait: (platform, ms) => {

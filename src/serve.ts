@@ -15,7 +15,7 @@ import { announceServer, localUrl } from './services/running-server.ts';
  */
 export async function runServer(config: Config, role: AppDeps['role']): Promise<void> {
   const logger = createLogger(config.logLevel);
-  const { app, firstAdminKey, tracker, metricsApp } = await composeApp(config, { logger, role });
+  const { app, firstAdminKey, tracker, metricsApp, deliverer } = await composeApp(config, { logger, role });
   if (firstAdminKey !== null) {
     // Never sent to the logger: on a terminal it is printed; otherwise it goes to an owner-only file.
     deliverFirstAdminKey(firstAdminKey, { terminal: process.stdout.isTTY ? process.stdout : null, dir: keyFileDir(config), log: logger });
@@ -29,11 +29,12 @@ export async function runServer(config: Config, role: AppDeps['role']): Promise<
   } else if (config.workerPort !== null) await app.listen({ port: config.workerPort, host: config.host });
   await metricsApp?.listen({ port: config.metricsPort ?? 0, host: config.host });
   tracker?.start();
+  deliverer?.start();
   if (role === 'worker' && tracker) logger.info({ owner: tracker.owner }, 'worker started');
   onSignals(logger, config.shutdownTimeoutMs, async () => {
     withdraw();
     // The tracker stops claiming at once and finishes (or releases) its batches while HTTP drains.
-    await Promise.all([tracker?.stop(), app.close()]);
+    await Promise.all([tracker?.stop(), deliverer?.stop(), app.close()]);
   });
 }
 

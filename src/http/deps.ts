@@ -5,7 +5,14 @@ import type { Clock } from '../clock.ts';
 import type { Store } from '../services/context.ts';
 import type { Registry } from 'prom-client';
 import type { TrackerView } from '../domain/tracker-status.ts';
+import type { DelivererStatus } from '../webhooks/deliverer.ts';
 import type { FailureThrottle } from '../limits/failure-throttle.ts';
+
+/** What the API needs of a webhook deliverer in the same process. */
+export interface DelivererView {
+  notify(): void;
+  status(): DelivererStatus;
+}
 
 export interface AppDeps {
   config: Config;
@@ -19,6 +26,8 @@ export interface AppDeps {
   sealKey: Buffer;
   /** The tracker running in this process (`perch serve`), or null (`perch api`, TRACKER=off). */
   tracker: TrackerView | null;
+  /** The webhook deliverer running in this process (`perch serve`), or null: woken when an event is queued here. */
+  deliverer: DelivererView | null;
   /** Prometheus registry served at /metrics. */
   metrics: Registry;
   /** What this process runs, for /api/health. */
