@@ -31,7 +31,23 @@ const SAMPLES: Record<string, Sample> = {
   'POST /api/admin/api-keys': () => ({ method: 'POST', url: '/api/admin/api-keys', payload: { role: 'app', username: 'carol' } }),
   'GET /api/admin/api-keys': () => ({ method: 'GET', url: '/api/admin/api-keys' }),
   'DELETE /api/admin/api-keys/:id': async (t) => ({ method: 'DELETE', url: `/api/admin/api-keys/${(await t.createKey('app')).id}` }),
+  'GET /api/events': () => ({ method: 'GET', url: '/api/events' }),
+  'GET /api/events/stream': () => ({ method: 'GET', url: '/api/events/stream?maxSeconds=1' }),
+  'POST /api/admin/webhooks': () => ({ method: 'POST', url: '/api/admin/webhooks', payload: { url: 'https://93.184.216.34/hook', events: ['*'] } }),
+  'GET /api/admin/webhooks': () => ({ method: 'GET', url: '/api/admin/webhooks' }),
+  'GET /api/admin/webhooks/:id': async (t) => ({ method: 'GET', url: `/api/admin/webhooks/${await webhook(t)}` }),
+  'PATCH /api/admin/webhooks/:id': async (t) => ({ method: 'PATCH', url: `/api/admin/webhooks/${await webhook(t)}`, payload: { description: 'x' } }),
+  'DELETE /api/admin/webhooks/:id': async (t) => ({ method: 'DELETE', url: `/api/admin/webhooks/${await webhook(t)}` }),
+  'POST /api/admin/webhooks/:id/test': async (t) => ({ method: 'POST', url: `/api/admin/webhooks/${await webhook(t)}/test` }),
+  'POST /api/admin/webhooks/:id/rotate-secret': async (t) => ({ method: 'POST', url: `/api/admin/webhooks/${await webhook(t)}/rotate-secret` }),
+  'GET /api/admin/webhooks/:id/deliveries': async (t) => ({ method: 'GET', url: `/api/admin/webhooks/${await webhook(t)}/deliveries` }),
 };
+
+/** A new webhook (a public address literal: no DNS, and never called here). */
+async function webhook(t: TestApp): Promise<string> {
+  const response = await t.app.inject({ method: 'POST', url: '/api/admin/webhooks', headers: { 'x-api-key': ADMIN_KEY }, payload: { url: 'https://93.184.216.34/hook', events: ['*'] } });
+  return response.json<{ id: string }>().id;
+}
 
 async function seed(t: TestApp) {
   const response = await t.app.inject({ method: 'POST', url: '/api/admin/insert', headers: { 'x-api-key': ADMIN_KEY }, payload: { file: 'jack\n' } });

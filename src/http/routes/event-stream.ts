@@ -28,10 +28,17 @@ export default async function eventStreamRoutes(root: FastifyInstance, deps: App
     schema: {
       summary: 'Events as Server-Sent Events',
       description:
-        'The events of GET /api/events as a `text/event-stream`: `event:` is the type, `data:` the event document, `id:` its cursor. Send `Last-Event-ID` (or `after`) to resume after an event; without either the stream starts with the next event written. Filters as in GET /api/events. A comment line every 15 s keeps the connection alive.',
+        'The events of GET /api/events as a `text/event-stream`: `event:` is the type, `data:` the event document, `id:` its cursor. Send `Last-Event-ID` (or `after`) to resume after an event; without either the stream starts with the next event written. Filters as in GET /api/events. A comment line every 15 s keeps the connection alive. The server ends a stream after `maxSeconds` (5 minutes by default) and EventSource reconnects by itself with Last-Event-ID, so long-lived streams spread over the API processes behind a load balancer.',
       tags: ['events'],
       headers: Type.Object({ 'last-event-id': Type.Optional(Type.String({ maxLength: 200 })) }),
-      querystring: Type.Object({ after: Type.Optional(Type.String({ maxLength: 200 })), ...EventFilters }, { additionalProperties: false }),
+      querystring: Type.Object(
+        {
+          after: Type.Optional(Type.String({ maxLength: 200 })),
+          ...EventFilters,
+          maxSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 3_600, default: 300, description: 'The stream ends after this long; EventSource reconnects by itself with Last-Event-ID.' })),
+        },
+        { additionalProperties: false },
+      ),
       produces: ['text/event-stream'],
       response: { 200: { description: 'A stream of events.', content: { 'text/event-stream': { schema: Type.String({ examples: ['id: WyJldmVudHMiLDQyXQ\nevent: account.renamed\ndata: {"id":"evt_…","type":"account.renamed",…}\n\n'] }) } } }, ...problems(400, 401, 429) },
     },
@@ -42,10 +49,12 @@ export default async function eventStreamRoutes(root: FastifyInstance, deps: App
       let after = resumeFrom !== undefined && resumeFrom !== '' ? readEventCursor(resumeFrom) : await currentEventPosition(deps.store);
       const stop = new AbortController();
       open.add(stop);
+      const ends = setTimeout(() => stop.abort(), (request.query.maxSeconds ?? 300) * 1_000);
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
-      res.write(': perch events\n\n');
+      // retry: how long EventSource waits before it reconnects after the stream ends.
+      res.write(': perch events\nretry: 1000\n\n');
       request.raw.on('close', () => stop.abort());
       let quietSince = Date.now();
       try {
@@ -63,6 +72,7 @@ export default async function eventStreamRoutes(root: FastifyInstance, deps: App
       } catch (error) {
         request.log.warn({ err: error }, 'event stream ended by an error');
       } finally {
+        clearTimeout(ends);
         open.delete(stop);
         res.end();
       }

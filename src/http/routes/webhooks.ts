@@ -67,13 +67,13 @@ export default async function webhookRoutes(root: FastifyInstance, deps: AppDeps
 
   app.get('/api/admin/webhooks', {
     config: { access: 'admin' },
-    schema: { summary: 'List webhooks', tags: ['webhooks'], response: { 200: Type.Object({ data: Type.Array(WebhookView) }, { examples: [{ data: [example] }] }), ...problems(401, 403, 429) } },
+    schema: { summary: 'List webhooks', description: 'Every webhook endpoint with its event types, tags and state (never its secret).', tags: ['webhooks'], response: { 200: Type.Object({ data: Type.Array(WebhookView) }, { examples: [{ data: [example] }] }), ...problems(401, 403, 429) } },
     handler: async () => ({ data: await listWebhookViews(service) }),
   });
 
   app.get('/api/admin/webhooks/:id', {
     config: { access: 'admin' },
-    schema: { summary: 'Read a webhook', tags: ['webhooks'], params: Id, response: { 200: WebhookView, ...problems(401, 403, 404, 429) } },
+    schema: { summary: 'Read a webhook', description: 'One endpoint: its definition, whether it is enabled (and why not), and the rotation overlap if one runs.', tags: ['webhooks'], params: Id, response: { 200: WebhookView, ...problems(401, 403, 404, 429) } },
     handler: async (request) => toView(await getWebhook(service, request.params.id), deps.clock.now()),
   });
 
@@ -92,7 +92,7 @@ export default async function webhookRoutes(root: FastifyInstance, deps: AppDeps
 
   app.delete('/api/admin/webhooks/:id', {
     config: { access: 'admin' },
-    schema: { summary: 'Delete a webhook', description: 'Deletes the endpoint, its queued deliveries and its log.', tags: ['webhooks'], params: Id, response: { 200: Type.Object({ success: Type.Literal(true), id: Type.String() }), ...problems(401, 403, 404, 429) } },
+    schema: { summary: 'Delete a webhook', description: 'Deletes the endpoint, its queued deliveries and its log.', tags: ['webhooks'], params: Id, response: { 200: Type.Object({ success: Type.Literal(true), id: Type.String() }, { examples: [{ success: true, id: example.id }] }), ...problems(401, 403, 404, 429) } },
     handler: async (request) => {
       await removeWebhook(service, request.params.id, actorOf(request));
       return { success: true as const, id: request.params.id };
