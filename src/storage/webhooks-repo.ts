@@ -130,3 +130,9 @@ export async function recordEndpointOutcome(db: Db, id: string, outcome: { ok: t
     await db.updateTable('webhooks').set({ enabled: 0, disabled_reason: outcome.disableReason, updated_at: now }).where('id', '=', id).execute();
   }
 }
+
+/** Endpoints perch disabled (410 or 5 days of failures), for health. */
+export async function listDisabledByPerch(db: Db): Promise<{ id: string; reason: string }[]> {
+  const rows = await db.selectFrom('webhooks').select(['id', 'disabled_reason']).where('enabled', '=', 0).where('disabled_reason', '<>', 'disabled by an admin').execute();
+  return rows.map((r) => ({ id: r.id, reason: r.disabled_reason ?? '' }));
+}

@@ -6,6 +6,7 @@ import { PLATFORMS } from '../../domain/platforms.ts';
 import { LOST_AFTER_MS } from '../../domain/tracker-status.ts';
 import { pingStore, readTrackerCounts, type TrackerCounts, type TrackerProcess } from '../../services/tracker-health.ts';
 import { createSnapshotCache } from '../../services/snapshot-cache.ts';
+import { webhooksHealth } from '../../services/webhooks-health.ts';
 import type { AppDeps } from '../deps.ts';
 
 const Check = Type.Object({ status: Type.Union([Type.Literal('pass'), Type.Literal('warn'), Type.Literal('fail')]) }, { additionalProperties: true });
@@ -14,7 +15,7 @@ const Health = Type.Object(
     status: Type.Union([Type.Literal('pass'), Type.Literal('warn'), Type.Literal('fail')]),
     version: Type.String(),
     role: Type.String({ description: 'What this process runs: serve (API and tracker), api, or worker (tracker only).' }),
-    checks: Type.Object({ store: Check, tracker: Check }),
+    checks: Type.Object({ store: Check, tracker: Check, webhooks: Type.Optional(Check) }),
   },
   { examples: [{ status: 'pass', version: '0.1.0', role: 'serve', checks: { store: { status: 'pass', observedMs: 1 }, tracker: { status: 'pass', enabled: true, running: true, lastTickAt: '2026-11-23T12:00:00.000Z', due: 0, platforms: {} } } }] },
 );
@@ -87,6 +88,7 @@ async function withTimeout(work: Promise<unknown>, ms: number): Promise<void> {
 }
 
 export default async function healthRoutes(app: FastifyInstance, deps: AppDeps) {
+  const readWebhooks = webhooksHealth(deps.store, deps.clock);
   const counts = createSnapshotCache(
     (): Promise<TrackerCounts> => {
       const now = deps.clock.now();
@@ -115,12 +117,13 @@ export default async function healthRoutes(app: FastifyInstance, deps: AppDeps) 
       const observedMs = Math.round(performance.now() - started);
       const unknown = { status: 'warn' as const, enabled: deps.tracker !== null };
       const tracker = store === 'pass' ? await counts.get().then((c) => trackerCheck(deps, c), () => unknown) : unknown;
-      const status = store === 'fail' ? 'fail' : tracker.status;
+      const webhooks = store === 'pass' ? await readWebhooks().catch(() => ({ status: 'warn' as const })) : { status: 'warn' as const };
+      const status = store === 'fail' ? 'fail' : tracker.status === 'warn' || webhooks.status === 'warn' ? 'warn' : 'pass';
       const body = {
         status,
         version: deps.version,
         role: deps.role,
-        checks: { store: { status: store, observedMs }, tracker },
+        checks: { store: { status: store, observedMs }, tracker, webhooks },
       };
       return reply.code(status === 'fail' ? 503 : 200).type('application/health+json').send(body);
     },
