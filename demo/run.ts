@@ -36,6 +36,8 @@ export async function runDemo(env: NodeJS.ProcessEnv = process.env): Promise<voi
     TRACK_LEASE: '1m',
     // The simulated X bills nothing; a real budget would run out in minutes at this pace.
     X_DAILY_READ_BUDGET: '100000000',
+    // The demo's webhooks go to receivers on this machine.
+    WEBHOOK_ALLOW_PRIVATE: 'true',
   });
 
   const store = await openStore(config.databaseUrl);
@@ -56,6 +58,12 @@ export async function runDemo(env: NodeJS.ProcessEnv = process.env): Promise<voi
       `    curl -s -H 'x-api-key: ${adminKey}' '${base}/api/health'`,
       `    curl -s -H 'x-api-key: ${adminKey}' '${base}/api/accounts/x/${sim.csv.split('\n')[1]?.split(',')[0]}/history'`,
       `    curl -s -H 'x-api-key: ${adminKey}' '${base}/api/accounts/x/${sim.csv.split('\n')[1]?.split(',')[0]}/posts'`,
+      '',
+      '  Webhooks: run a receiver (README, "Events and webhooks"), e.g. on port 4000, then:',
+      `    curl -s -X POST -H 'x-api-key: ${adminKey}' -H 'content-type: application/json' '${base}/api/admin/webhooks' \\`,
+      `      -d '{"url": "http://127.0.0.1:4000/hook", "events": ["account.status_changed", "account.renamed", "webhook.test"]}'`,
+      `    curl -s -X POST -H 'x-api-key: ${adminKey}' '${base}/api/admin/webhooks/wh_…/test'`,
+      `    curl -sN -H 'x-api-key: ${adminKey}' '${base}/api/events/stream'      # or watch every event live`,
       '',
       '  Ctrl-C stops the demo.',
       '',

@@ -90,7 +90,7 @@ export async function startSimulation(xCount = 200, blueskyCount = 100, random: 
 
 /**
  * One step of life: followers drift, a tenth of the accounts post, recent posts gather likes (so
- * the tracker's post refresh has something to see), now and then one is renamed.
+ * the tracker's post refresh has something to see), now and then one is renamed or suspended.
  */
 export function evolve(sim: Simulation, random: () => number = Math.random): void {
   for (const user of [...sim.x.world.usersById.values()]) {
@@ -103,6 +103,11 @@ export function evolve(sim: Simulation, random: () => number = Math.random): voi
       sim.x.addPost(user.id, { text: input.text, lang: input.lang, likes: input.likes, reposts: input.reposts, replies: input.replies, quotes: input.quotes, hashtags: input.tags, urls: input.links });
     }
     if (user.state !== 'active') continue;
+    // Now and then an account is suspended, so a webhook sees account.status_changed within minutes.
+    if (random() < 0.0005) {
+      sim.x.suspend(user.id);
+      continue;
+    }
     if (random() < 0.002) {
       try {
         sim.x.rename(user.id, `${pick(WORDS, random)}_${user.id.slice(-6)}`);

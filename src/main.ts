@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { registerImportCommand } from './cli/import.ts';
 import { registerKeyCommands } from './cli/keys.ts';
 import { loadConfig } from './cli/load-config.ts';
+import { registerWebhookCommands } from './cli/webhooks.ts';
 import { EXIT, reportFailure } from './cli/output.ts';
 import { VERSION } from './compose.ts';
 import { runServer } from './serve.ts';
@@ -28,7 +29,7 @@ program
 
 program
   .command('worker')
-  .description('run the tracker only, with health and metrics on WORKER_PORT if set (for scale-out on PostgreSQL)')
+  .description('run the tracker and the webhook deliveries only, with health and metrics on WORKER_PORT if set (for scale-out on PostgreSQL)')
   .action(async () => runServer(loadConfig({ tracker: true }), 'worker'));
 
 program
@@ -52,6 +53,7 @@ program
 
 registerKeyCommands(program);
 registerImportCommand(program);
+registerWebhookCommands(program);
 
 // With a default command, commander hands an unknown word to `serve` ("too many arguments for
 // 'serve'"); name the real mistake instead.

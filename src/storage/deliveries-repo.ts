@@ -7,6 +7,7 @@ import { parseJson } from './json-column.ts';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;
+const PENDING = sql.lit('pending');
 
 export interface ClaimedDelivery {
   id: number;
@@ -33,7 +34,8 @@ export async function claimDeliveries(db: Db, caps: DialectCapabilities, claim: 
   let due = db
     .selectFrom('webhook_deliveries as d')
     .select('d.id')
-    .where('d.status', '=', 'pending')
+    // A literal, not a parameter: only then can SQLite (and a generic PostgreSQL plan) use the partial index.
+    .where('d.status', '=', PENDING)
     .where('d.next_attempt_at', '<=', now)
     .where((eb) => eb.or([eb('d.lease_expires_at', 'is', null), eb('d.lease_expires_at', '<=', now)]))
     // A subquery, not a join: a join would lock the endpoint's row too, and skip it for everyone.
@@ -161,7 +163,7 @@ export async function queueState(db: Db): Promise<{ pending: number; oldestDueAt
   const row = await db
     .selectFrom('webhook_deliveries as d')
     .select([sql<number>`count(*)`.as('n'), (eb) => eb.fn.min('d.next_attempt_at').as('oldest')])
-    .where('d.status', '=', 'pending')
+    .where('d.status', '=', PENDING)
     .where(({ exists, selectFrom }) => exists(selectFrom('webhooks as w').select('w.id').whereRef('w.id', '=', 'd.webhook_id').where('w.enabled', '=', 1)))
     .executeTakeFirst();
   return { pending: Number(row?.n ?? 0), oldestDueAt: row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest) };
@@ -169,6 +171,6 @@ export async function queueState(db: Db): Promise<{ pending: number; oldestDueAt
 
 /** When the next delivery falls due, so an idle deliverer knows how long it may sleep. */
 export async function nextDeliveryDueAt(db: Db): Promise<number | null> {
-  const row = await db.selectFrom('webhook_deliveries').select((eb) => eb.fn.min('next_attempt_at').as('at')).where('status', '=', 'pending').executeTakeFirst();
+  const row = await db.selectFrom('webhook_deliveries').select((eb) => eb.fn.min('next_attempt_at').as('at')).where('status', '=', PENDING).executeTakeFirst();
   return row?.at === null || row?.at === undefined ? null : Number(row.at);
 }

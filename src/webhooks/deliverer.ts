@@ -83,15 +83,21 @@ export class Deliverer {
     const { clock, logger } = this.options;
     while (!this.stopping) {
       try {
+        // Made before claiming, so a delivery that ends meanwhile still wakes the wait below.
+        const wake = (this.wake = new AbortController());
         await this.purgeIfDue();
         const started = await this.claimAndStart();
         if (this.stopping) break;
-        if (started > 0 && this.inFlight.size < this.options.concurrency) continue;
-        const wake = (this.wake = new AbortController());
-        const next = started > 0 ? null : await nextDeliveryDueAt(this.options.store.db);
-        const sleepMs = Math.min(this.options.pollMs ?? POLL_MS, next === null ? Infinity : Math.max(0, next - clock.now()));
-        // A finished delivery frees a slot: wake up for it as for a new event.
-        await Promise.race([clock.sleep(Math.max(sleepMs, 10), wake.signal), ...(this.inFlight.size >= this.options.concurrency ? [Promise.race(this.inFlight.values())] : [])]);
+        if (started > 0) continue;
+        const pollMs = this.options.pollMs ?? POLL_MS;
+        if (this.inFlight.size > 0) {
+          // Slots free up as deliveries end; each end wakes this wait.
+          await clock.sleep(pollMs, wake.signal);
+          continue;
+        }
+        const next = await nextDeliveryDueAt(this.options.store.db);
+        const sleepMs = Math.min(pollMs, next === null ? Infinity : Math.max(0, next - clock.now()));
+        await clock.sleep(Math.max(sleepMs, 10), wake.signal);
       } catch (error) {
         logger.warn({ err: error }, 'delivery round failed; trying again shortly');
         await clock.sleep(this.options.pollMs ?? POLL_MS);
@@ -103,12 +109,15 @@ export class Deliverer {
   private async claimAndStart(): Promise<number> {
     const { store, clock, settings } = this.options;
     const free = this.options.concurrency - this.inFlight.size;
-    if (free <= 0) return 0;
+    // Claim in batches, once half the slots are free: a busy queue then costs one claim per
+    // several deliveries rather than one per delivery.
+    if (free <= 0 || free < this.options.concurrency / 2) return 0;
     const now = clock.now();
     this.lastPollAt = now;
     const full = [...this.byEndpoint].filter(([, n]) => n >= this.perEndpoint).map(([id]) => id);
-    // Longer than any attempt can take, so a delivery in flight never loses its lease to another process.
-    const leaseMs = settings.timeoutMs * 2 + 30_000;
+    // Longer than any attempt can take (the timeout, then one write), so a delivery in flight never
+    // loses its lease to another process; a crashed process's deliveries come back after it.
+    const leaseMs = settings.timeoutMs * 2 + 5_000;
     const claimed = await claimDeliveries(store.db, store.caps, { owner: this.owner, now, leaseMs, limit: free, skipWebhooks: full });
     if (claimed.length === 0) return 0;
     const hooks = await findWebhooks(store.reader, [...new Set(claimed.map((c) => c.webhookId))]);

@@ -19,7 +19,7 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(path = '/hook'): Promise<Receiver> {
+export async function startReceiver(path = '/hook', port = 0): Promise<Receiver> {
   const hanging: ServerResponse[] = [];
   const receiver: Receiver = { url: '', received: [], answers: [], hang: false, close: async () => {} };
   const server = createServer((req, res) => {
@@ -33,7 +33,7 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
       res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'no');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
   receiver.close = async () => {
     server.closeAllConnections();

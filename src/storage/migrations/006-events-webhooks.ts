@@ -64,6 +64,7 @@ export function eventsWebhooksSchema(caps: DialectCapabilities): Migration {
         .addColumn('finished_at', 'bigint')
         .addUniqueConstraint('webhook_deliveries_once', ['webhook_id', 'event_seq'])
         .execute();
+      await db.schema.createIndex('webhook_deliveries_by_event').on('webhook_deliveries').columns(['event_seq']).execute();
       await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['next_attempt_at', 'id']).where(sql.ref('status'), '=', 'pending').execute();
 
       await db.schema
