@@ -99,3 +99,14 @@ test('the stream sends new events with cursors as ids; Last-Event-ID resumes aft
   const polled = await h.app.inject({ method: 'GET', url: `/api/events?after=${events[0]!.id}&limit=1`, headers: { 'x-api-key': ADMIN_KEY } });
   assert.equal(polled.json().data[0].id, events[1]!.data.id);
 });
+
+test('the OpenAPI document has the event document and one payload schema per event type', async (t) => {
+  const h = await build(t, { tracker: false });
+  const doc = (await h.app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
+  const names = Object.keys(doc.components.schemas);
+  for (const type of ['account.checked_first', 'account.status_changed', 'account.renamed', 'account.followers_milestone', 'account.followers_spike', 'import.completed', 'webhook.test']) {
+    assert.ok(names.includes(`Event.${type}`), `Event.${type} is a component`);
+    assert.ok(JSON.stringify(doc.components.schemas[`Event.${type}`]).includes('"examples"'), `Event.${type} has an example`);
+  }
+  assert.ok(doc.paths['/api/events/stream'].get.responses['200'].content['text/event-stream']);
+});

@@ -2,8 +2,12 @@
 // servers, on a virtual clock: each type fires exactly when it should, in the same transaction.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { createLogger } from '../../src/logger.ts';
+import { createWebhook } from '../../src/services/webhooks.ts';
 import { listEvents } from '../../src/storage/events-repo.ts';
+import { createDeliverer } from '../../src/webhooks/create-deliverer.ts';
 import { trackerWorld, type TrackerWorld } from '../helpers/tracker.ts';
+import { startReceiver, verifySignature } from '../webhooks/receiver.ts';
 
 const HOUR = 3_600_000;
 
@@ -66,4 +70,26 @@ test('checks record checked_first, status changes, renames, milestones once and 
   // Nothing else happened to carol: only her first check.
   const carol = (await eventsOf(w)).filter((e) => (e.data.account as { username?: string } | undefined)?.username === 'carol.bsky.social');
   assert.deepEqual(carol.map((e) => e.type), ['account.checked_first']);
+});
+
+test('a suspension seen by the tracker reaches a subscribed endpoint as account.status_changed, signed', async (t) => {
+  const w = await trackerWorld(t, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+  const receiver = await startReceiver();
+  t.after(() => receiver.close());
+  const secret = 'test-secret-0123456789abcdefghijklmnopqrstuvwxyz';
+  const { secret: signing } = await createWebhook({ store: w.store, clock: w.clock, keyHashSecret: secret, allowPrivate: true }, { url: receiver.url, events: ['account.status_changed'] }, 'test');
+  const deliverer = createDeliverer(w.config, w.store, createLogger('silent'), secret, { clock: w.clock });
+  const jack = w.x.addUser({ username: 'jack', followers: 10 });
+  await w.importCsv('username\njack\n');
+  const tracker = w.tracker();
+  await tracker.tick();
+  assert.equal(await deliverer.runOnce(), 0, 'a first check is not a status change');
+  w.x.suspend(jack.id);
+  w.clock.advance(HOUR);
+  await tracker.tick();
+  assert.equal(await deliverer.runOnce(), 1);
+  const [got] = receiver.received;
+  assert.ok(got && verifySignature(signing, got));
+  const body = JSON.parse(got.body);
+  assert.deepEqual([body.type, body.data.account.username, body.data.from, body.data.to], ['account.status_changed', 'jack', 'active', 'suspended']);
 });
