@@ -7,5 +7,9 @@ export const AUDIT_ACTIONS = [
   'account.refresh',
   'api_key.create',
   'api_key.revoke',
+  'webhook.create',
+  'webhook.update',
+  'webhook.delete',
+  'webhook.rotate_secret',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -9,7 +9,7 @@ import { readEvents } from '../../services/events.ts';
 import type { AppDeps } from '../deps.ts';
 import { EVENT_DATA_SCHEMAS, EventSchema } from '../event-schemas.ts';
 import { nullable, PlatformSchema, problems } from '../schemas.ts';
-import { decodeCursor, encodeCursor } from './cursor.ts';
+import { decodeCursor, encodeCursor } from '../cursor.ts';
 
 export const eventCursor = (seq: number): string => encodeCursor(['events', seq]);
 export const readEventCursor = (cursor: string): number => decodeCursor(cursor, 'events', ['int'] as const)[0];

@@ -9,7 +9,7 @@ import { changeWebhook, createWebhook, deliveriesOf, getWebhook, listWebhookView
 import { actorOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 import { literals, nullable, problems } from '../schemas.ts';
-import { decodeCursor, encodeCursor } from './cursor.ts';
+import { decodeCursor, encodeCursor } from '../cursor.ts';
 
 const Types = Type.Array(literals(['*', ...EVENT_TYPES]), { minItems: 1, maxItems: EVENT_TYPES.length + 1, description: 'Event types, or ["*"] for all.' });
 const Tags = Type.Array(Type.String({ pattern: TAG_PATTERN.source, maxLength: 64 }), { maxItems: 50, description: 'Only events about accounts with one of these tags (and no event without an account).' });
