@@ -12,14 +12,13 @@ import type { NewEvent } from '../src/domain/events.ts';
 import { createLogger } from '../src/logger.ts';
 import { createBlueskyClient } from '../src/platforms/bluesky.ts';
 import { createXClient } from '../src/platforms/x.ts';
-import { systemClock } from '../src/services/clock.ts';
+import { systemClock } from '../src/clock.ts';
 import { commitImport, planImport } from '../src/services/import-accounts.ts';
 import { createWebhook } from '../src/services/webhooks.ts';
 import { recordEvents } from '../src/storage/events-repo.ts';
 import { openStore } from '../src/storage/store.ts';
 import { trackerSettings } from '../src/tracker/create-tracker.ts';
 import { Tracker } from '../src/tracker/tracker.ts';
-import { systemTrackerClock } from '../src/tracker/tracker-clock.ts';
 import { createDeliverer } from '../src/webhooks/create-deliverer.ts';
 import { startFakeXChild } from './lib/fake-x.ts';
 import { figure, fmt, heading, summary, target, type Verdict } from './lib/report.ts';
@@ -42,7 +41,7 @@ async function firstCheck(name: string, events: boolean): Promise<{ rate: number
   const tracker = new Tracker({
     store,
     clients: [createXClient({ baseUrl: fake.url, bearerToken: TOKEN }), createBlueskyClient({ baseUrl: 'http://127.0.0.1:9' })],
-    clock: systemTrackerClock,
+    clock: systemClock,
     settings: events ? settings : { ...settings, events: null },
     logger: createLogger('warn'),
     dailyReadBudgets: { x: config.xDailyReadBudget },

@@ -1,7 +1,7 @@
 // `perch webhooks create|list|test|deliveries`: manage webhook endpoints directly in the configured
 // store (no server needed); a running `perch serve` or `perch worker` delivers.
 import type { Command } from 'commander';
-import { systemClock } from '../services/clock.ts';
+import { systemClock } from '../clock.ts';
 import { createWebhook, deliveriesOf, listWebhookViews, sendTestEvent, type WebhookDeps } from '../services/webhooks.ts';
 import type { StoreContext } from './context.ts';
 import { keySecretOf, withStore } from './context.ts';

@@ -3,7 +3,7 @@
 import { queueState } from '../storage/deliveries-repo.ts';
 import type { Store } from '../storage/store.ts';
 import { listDisabledByPerch } from '../storage/webhooks-repo.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../clock.ts';
 
 /** A delivery due longer than this makes health warn. */
 export const QUEUE_WARN_AFTER_MS = 5 * 60_000;

@@ -12,7 +12,7 @@ import { recordEvents } from '../storage/events-repo.ts';
 import type { Store } from '../storage/store.ts';
 import { deleteWebhook, findWebhook, insertWebhook, listWebhooks, rotateWebhookSecret, updateWebhook, type WebhookChange, type WebhookRecord } from '../storage/webhooks-repo.ts';
 import { hostOf, isPrivateAddress, resolveAll } from '../webhooks/address-guard.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../clock.ts';
 
 export interface WebhookDeps {
   store: Store;

@@ -3,16 +3,16 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { webhookSealKey } from '../services/webhooks.ts';
 import type { Store } from '../storage/store.ts';
-import { systemTrackerClock, type TrackerClock } from '../tracker/tracker-clock.ts';
+import { systemClock, type SleepingClock } from '../clock.ts';
 import type { DeliveryMetrics } from './deliver-one.ts';
 import { Deliverer } from './deliverer.ts';
 
 export const NO_DELIVERY_METRICS: DeliveryMetrics = { attempt: () => {} };
 
-export function createDeliverer(config: Config, store: Store, logger: Logger, keyHashSecret: string, options: { clock?: TrackerClock; metrics?: DeliveryMetrics } = {}): Deliverer {
+export function createDeliverer(config: Config, store: Store, logger: Logger, keyHashSecret: string, options: { clock?: SleepingClock; metrics?: DeliveryMetrics } = {}): Deliverer {
   return new Deliverer({
     store,
-    clock: options.clock ?? systemTrackerClock,
+    clock: options.clock ?? systemClock,
     settings: { timeoutMs: config.webhookTimeoutMs, retryScheduleMs: config.webhookRetryScheduleMs, allowPrivate: config.webhookAllowPrivate, sealKey: webhookSealKey(keyHashSecret) },
     metrics: options.metrics ?? NO_DELIVERY_METRICS,
     logger: logger.child({ component: 'webhooks' }),

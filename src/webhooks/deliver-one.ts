@@ -6,7 +6,7 @@ import { disableReason, nextRetryAt, parseWebhookUrl, type AttemptOutcome } from
 import { finishAttempt, type ClaimedDelivery } from '../storage/deliveries-repo.ts';
 import type { Store } from '../storage/store.ts';
 import { recordEndpointOutcome, type WebhookRecord } from '../storage/webhooks-repo.ts';
-import type { TrackerClock } from '../tracker/tracker-clock.ts';
+import type { SleepingClock } from '../clock.ts';
 import { postJson } from './outbound.ts';
 import { signedHeaders } from './sign.ts';
 
@@ -24,7 +24,7 @@ export interface DeliveryMetrics {
 
 export interface DeliveryContext {
   store: Store;
-  clock: TrackerClock;
+  clock: SleepingClock;
   settings: DeliverySettings;
   metrics: DeliveryMetrics;
   logger: Logger;

@@ -1,7 +1,7 @@
 // Prometheus metrics of webhook deliveries: attempts by outcome and their latency in this process,
 // and (read from the store when scraped) the queue's depth and how overdue its oldest delivery is.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { Clock } from '../services/clock.ts';
+import type { Clock } from '../clock.ts';
 import { queueState } from '../storage/deliveries-repo.ts';
 import type { Store } from '../storage/store.ts';
 import type { DeliveryMetrics } from './deliver-one.ts';

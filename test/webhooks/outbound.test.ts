@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createLogger } from '../../src/logger.ts';
-import { systemTrackerClock } from '../../src/tracker/tracker-clock.ts';
+import { systemClock } from '../../src/clock.ts';
 import { isPrivateAddress } from '../../src/webhooks/address-guard.ts';
 import { createDeliverer } from '../../src/webhooks/create-deliverer.ts';
 import { postJson } from '../../src/webhooks/outbound.ts';
@@ -74,7 +74,7 @@ test('a hanging endpoint does not delay the deliveries of another', async (t) =>
   // The hanging endpoint's queue is first in line.
   for (let i = 0; i < 20; i++) await w.admin('POST', `/api/admin/webhooks/${slow.id}/test`);
   for (let i = 0; i < 20; i++) await w.admin('POST', `/api/admin/webhooks/${fast.id}/test`);
-  const deliverer = createDeliverer(w.config, w.deps.store, createLogger('silent'), w.deps.keyHashSecret, { clock: systemTrackerClock });
+  const deliverer = createDeliverer(w.config, w.deps.store, createLogger('silent'), w.deps.keyHashSecret, { clock: systemClock });
   deliverer.start();
   const deadline = Date.now() + 30_000;
   while (healthy!.received.length < 20 && Date.now() < deadline) await delay(20);

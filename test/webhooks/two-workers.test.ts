@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { NewEvent } from '../../src/domain/events.ts';
-import { systemClock } from '../../src/services/clock.ts';
+import { systemClock } from '../../src/clock.ts';
 import { createWebhook } from '../../src/services/webhooks.ts';
 import { recordEvents } from '../../src/storage/events-repo.ts';
 import { openStore, type Store } from '../../src/storage/store.ts';
