@@ -30,6 +30,9 @@ export async function startWorker(env: Record<string, string>): Promise<ServerPr
   return startPerch('worker', env);
 }
 
+/** Generous: on a loaded 2-core CI machine a TypeScript start can take tens of seconds. */
+const START_TIMEOUT_MS = 90_000;
+
 async function startPerch(command: 'serve' | 'api' | 'worker', env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', command], {
     cwd: new URL('../..', import.meta.url).pathname,
@@ -66,8 +69,15 @@ async function startPerch(command: 'serve' | 'api' | 'worker', env: Record<strin
       waiters.push({ predicate, resolve: (line) => (clearTimeout(timer), resolve(line)) });
       void exited.then(() => reject(new Error(`server exited; stderr: ${stderr}`)));
     });
-  if (command === 'worker') await waitForLog((line) => line.msg === 'worker started');
-  const listening = await waitForLog((line) => typeof line.msg === 'string' && line.msg.startsWith('Server listening at'));
+  let listening: Record<string, unknown>;
+  try {
+    if (command === 'worker') await waitForLog((line) => line.msg === 'worker started', START_TIMEOUT_MS);
+    listening = await waitForLog((line) => typeof line.msg === 'string' && line.msg.startsWith('Server listening at'), START_TIMEOUT_MS);
+  } catch (error) {
+    // A child that did not start in time must not outlive the test (it would hold the runner open).
+    child.kill('SIGKILL');
+    throw error;
+  }
   const url = String(listening.msg).replace('Server listening at ', '');
   return {
     child,
