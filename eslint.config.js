@@ -1,5 +1,6 @@
 // Lint rules: the recommended sets of ESLint and typescript-eslint, plus a few habits of ours.
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -15,6 +16,11 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-restricted-syntax': ['error', { selector: 'TSEnumDeclaration', message: 'Use an `as const` object instead of an enum.' }],
     },
+  },
+  {
+    // The dashboard's scripts run in the browser (uPlot is loaded before them as a global).
+    files: ['src/ui/assets/**/*.js'],
+    languageOptions: { sourceType: 'script', globals: { ...globals.browser, uPlot: 'readonly' } },
   },
   {
     // domain/ is pure: no I/O, no framework, no storage.

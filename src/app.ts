@@ -29,6 +29,7 @@ import insertRoutes from './http/routes/insert.ts';
 import meRoutes from './http/routes/me.ts';
 import metricsRoutes from './http/routes/metrics.ts';
 import webhookRoutes from './http/routes/webhooks.ts';
+import uiRoutes from './ui/routes.ts';
 
 let requestCounter = 0;
 const PROCESS_TAG = randomBytes(3).toString('hex');
@@ -122,5 +123,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   await app.register(eventRoutes, deps);
   await app.register(eventStreamRoutes, deps);
   await app.register(webhookRoutes, deps);
+  // The dashboard: server-rendered pages calling the same services (src/ui/README.md).
+  await app.register(uiRoutes, deps);
   return app;
 }

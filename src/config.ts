@@ -68,6 +68,10 @@ export interface Config {
   readonly webhookAllowPrivate: boolean;
   /** Deliveries in flight at once in one process (an endpoint gets at most a quarter of them). */
   readonly webhookConcurrency: number;
+  /** How long a dashboard sign-in lasts. */
+  readonly uiSessionTtlMs: number;
+  /** Whether the dashboard loads profile images from the platforms (off: nothing remote is loaded). */
+  readonly uiRemoteImages: boolean;
 }
 
 /** Tables pruned by age (services/retention.ts); the setting is `<NAME>_RETENTION`. */
@@ -260,6 +264,8 @@ export function createConfig(env: Env, overrides: Partial<Config> = {}, baseDir 
     webhookRetryScheduleMs: durations('WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h'),
     webhookAllowPrivate: flag('WEBHOOK_ALLOW_PRIVATE', false),
     webhookConcurrency: integer('WEBHOOK_CONCURRENCY', 16, 1, 1_000),
+    uiSessionTtlMs: duration('UI_SESSION_TTL', '12h', 60_000),
+    uiRemoteImages: flag('UI_REMOTE_IMAGES', false),
     ...overrides,
   };
   if (config.keyHashSecret === null && config.databaseUrl.startsWith('postgres')) {

@@ -7,6 +7,7 @@ import { newId } from '../domain/ids.ts';
 import type { Role } from '../domain/roles.ts';
 import { countActiveAdminKeys, insertApiKey, listApiKeys, revokeApiKey, type ApiKey } from '../storage/api-keys-repo.ts';
 import { writeAudit } from '../storage/audit-repo.ts';
+import { deleteSessionsOfKey } from '../storage/ui-sessions-repo.ts';
 import type { Store } from '../storage/store.ts';
 import type { Clock } from '../clock.ts';
 import { inTransactionOnce, type Executor, type Once, type Outcome } from './idempotency.ts';
@@ -74,6 +75,8 @@ export async function revokeKey(
       throw new PerchError('last_admin_key', 'This is the last admin key and ADMIN_API_KEY is not set: create another admin key first.');
     }
     await revokeApiKey(trx, id, now);
+    // Its dashboard sign-ins end with it (they are also refused by their lookup, on every process).
+    await deleteSessionsOfKey(trx, id);
     await writeAudit(trx, { actor: options.actor, action: 'api_key.revoke', target: id, at: now });
     return { revokedAt: now, already: false };
   });

@@ -3,7 +3,7 @@
 import { PLATFORMS } from '../domain/platforms.ts';
 import type { Store } from '../storage/store.ts';
 import { recentTrackers, type TrackerProcess } from '../storage/tracker-processes-repo.ts';
-import { countDue, tracksAny } from '../storage/tracking-repo.ts';
+import { countByStatus, countDue, tracksAny } from '../storage/tracking-repo.ts';
 
 export type { TrackerProcess };
 
@@ -22,4 +22,9 @@ export async function readTrackerCounts(store: Store, now: number, seenSince: nu
 /** The store answers (a trivial query on the reader). */
 export function pingStore(store: Store): Promise<unknown> {
   return store.caps.ping(store.reader);
+}
+
+/** Tracked accounts per platform and status (a grouped count: callers cache it at scale). */
+export function countAccountsByStatus(store: Store): Promise<{ platform: string; status: string; n: number }[]> {
+  return countByStatus(store.reader);
 }

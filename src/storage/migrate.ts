@@ -9,6 +9,7 @@ import { boundedGrowthSchema } from './migrations/004-bounded-growth.ts';
 import { postRefreshSchema } from './migrations/005-post-refresh.ts';
 import { eventsWebhooksSchema } from './migrations/006-events-webhooks.ts';
 import { budgetGrantAndDueWakeups } from './migrations/007-budget-grant-and-due-wakeups.ts';
+import { uiSessionsSchema } from './migrations/008-ui-sessions.ts';
 
 function migrations(caps: DialectCapabilities): Record<string, Migration> {
   return {
@@ -19,6 +20,7 @@ function migrations(caps: DialectCapabilities): Record<string, Migration> {
     '005-post-refresh': postRefreshSchema(),
     '006-events-webhooks': eventsWebhooksSchema(caps),
     '007-budget-grant-and-due-wakeups': budgetGrantAndDueWakeups(caps),
+    '008-ui-sessions': uiSessionsSchema(),
   };
 }
 

@@ -170,6 +170,16 @@ export interface TrackerProcessesTable {
   batches: Generated<number>;
 }
 
+export interface UiSessionsTable {
+  token_hash: string;
+  key_id: string;
+  role: string;
+  username: string;
+  csrf_token: string;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface Database extends EventsWebhooksTables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -183,4 +193,5 @@ export interface Database extends EventsWebhooksTables {
   api_rate_counters: ApiRateCountersTable;
   auth_failures: AuthFailuresTable;
   tracker_processes: TrackerProcessesTable;
+  ui_sessions: UiSessionsTable;
 }

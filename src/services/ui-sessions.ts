@@ -1,0 +1,63 @@
+// Dashboard sign-in as use cases: an API key is checked once and exchanged for a random session
+// token (the cookie) with its own CSRF token; only the token's hash is stored. Every request looks
+// the session up with its key's state, so revoking the key ends the session on every process.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Role } from '../domain/roles.ts';
+import { deleteExpiredSessions, deleteSession, findLiveSession, insertSession } from '../storage/ui-sessions-repo.ts';
+import type { Store } from '../storage/store.ts';
+import type { Clock } from '../clock.ts';
+import { ENV_ADMIN_KEY_ID, type KeyAuthenticator, type KeyCheck } from './key-authenticator.ts';
+
+export interface UiSession {
+  keyId: string;
+  role: Role;
+  username: string;
+  csrfToken: string;
+  expiresAt: number;
+}
+
+export interface SessionDeps {
+  store: Store;
+  clock: Clock;
+  authenticator: KeyAuthenticator;
+  ttlMs: number;
+}
+
+const hashToken = (token: string): string => createHash('sha256').update(token).digest('base64url');
+const newToken = (): string => randomBytes(32).toString('base64url');
+
+/** Checks the key and opens a session; the refusal reason otherwise. */
+export async function signIn(deps: SessionDeps, presentedKey: string): Promise<{ ok: true; token: string; session: UiSession } | Extract<KeyCheck, { ok: false }>> {
+  const checked = await deps.authenticator.check(presentedKey.trim());
+  if (!checked.ok) return checked;
+  const now = deps.clock.now();
+  const token = newToken();
+  const { principal } = checked;
+  const keyExpiry = principal.expiresAt === null ? Infinity : Date.parse(principal.expiresAt);
+  const session: UiSession = { keyId: principal.keyId, role: principal.role, username: principal.username, csrfToken: newToken(), expiresAt: Math.min(now + deps.ttlMs, keyExpiry) };
+  await deps.store.db.transaction().execute(async (trx) => {
+    await deleteExpiredSessions(trx, now);
+    await insertSession(trx, { tokenHash: hashToken(token), ...session, createdAt: now });
+  });
+  return { ok: true, token, session };
+}
+
+/** The live session a cookie names, or null (unknown, expired, or its key revoked or expired). */
+export async function findSession(deps: Pick<SessionDeps, 'store' | 'clock'>, token: string, envAdminConfigured: boolean): Promise<UiSession | null> {
+  if (token.length < 20 || token.length > 100) return null;
+  const row = await findLiveSession(deps.store.reader, hashToken(token), deps.clock.now(), envAdminConfigured ? ENV_ADMIN_KEY_ID : null);
+  if (!row) return null;
+  return { keyId: row.keyId, role: row.role as Role, username: row.username, csrfToken: row.csrfToken, expiresAt: row.expiresAt };
+}
+
+export async function signOut(store: Store, token: string): Promise<void> {
+  await deleteSession(store.db, hashToken(token));
+}
+
+/** Constant-time comparison of a presented CSRF token with the session's. */
+export function csrfMatches(session: UiSession, presented: unknown): boolean {
+  if (typeof presented !== 'string') return false;
+  const a = Buffer.from(presented);
+  const b = Buffer.from(session.csrfToken);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

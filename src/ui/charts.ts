@@ -1,0 +1,60 @@
+// Charts as the server writes them: a time-series figure that charts.js draws with uPlot from
+// JSON in the page (with an accessible name and a table alternative), and small bar charts drawn
+// here as SVG, which need no script at all.
+import { num } from './format.ts';
+import { html, jsonData, type Html } from './html.ts';
+
+export interface Series {
+  label: string;
+  /** Epoch seconds, ascending. */
+  times: number[];
+  values: number[];
+}
+
+export interface TimeChart {
+  id: string;
+  /** The accessible name; it starts with what is charted ("Followers …"). */
+  label: string;
+  series: Series[];
+  /** `percent`: each series as % change from its first point. */
+  mode: 'absolute' | 'percent';
+}
+
+const day = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
+
+/** The last value of each UTC day, for the table alternative (a chart may hold thousands of points). */
+function daily(series: Series): { date: string; value: number }[] {
+  const byDay = new Map<string, number>();
+  series.times.forEach((t, i) => byDay.set(day(t), series.values[i] ?? 0));
+  return [...byDay].map(([date, value]) => ({ date, value }));
+}
+
+export function timeChart(chart: TimeChart): Html {
+  const points = chart.series.reduce((sum, s) => sum + s.times.length, 0);
+  const tables = chart.series.map(
+    (s) => html`<table><caption>${s.label}: the last value of each day (UTC)</caption>
+<thead><tr><th scope="col">Day</th><th scope="col" class="n">Followers</th></tr></thead>
+<tbody>${daily(s).map((row) => html`<tr><td>${row.date}</td><td class="n">${num(row.value)}</td></tr>`)}</tbody></table>`,
+  );
+  return html`<figure class="chart">
+<div id="${chart.id}" class="chart-area" role="img" aria-label="${chart.label}" data-chart="${chart.id}-data" data-mode="${chart.mode}" data-points="0"></div>
+<figcaption>${chart.label}</figcaption>
+${jsonData(`${chart.id}-data`, { series: chart.series, total: points })}
+<details class="alt"><summary>${chart.label.split(':')[0]} as a table</summary><div class="table-wrap">${tables}</div></details>
+</figure>`;
+}
+
+/** Bars for a short list of counts (posts per UTC hour), as SVG with a table beside it. */
+export function barChart(id: string, label: string, labels: string[], values: number[]): Html {
+  const max = Math.max(1, ...values);
+  const width = 24 * Math.max(1, labels.length);
+  return html`<figure class="bars">
+<svg id="${id}" role="img" aria-label="${label}" viewBox="0 0 ${width} 100" preserveAspectRatio="none" class="bar-svg">
+${values.map((v, i) => html`<rect x="${i * 24 + 3}" y="${100 - (v / max) * 96}" width="18" height="${(v / max) * 96}"><title>${labels[i]}: ${v}</title></rect>`)}
+</svg>
+<figcaption>${label}</figcaption>
+<details class="alt"><summary>As a table</summary><div class="table-wrap"><table><thead><tr>${labels.map((l) => html`<th scope="col">${l}</th>`)}</tr></thead>
+<tbody><tr>${values.map((v) => html`<td class="n">${v}</td>`)}</tr></tbody></table></div></details>
+</figure>`;
+}
+

@@ -1,0 +1,78 @@
+// Overview: accounts per status and platform, the tracker per platform (due, rate-limit headroom,
+// daily read budget, last tick), and where to start when nothing is tracked yet.
+import type { FastifyInstance } from 'fastify';
+import { ACCOUNT_STATUSES } from '../../domain/account.ts';
+import { PLATFORMS } from '../../domain/platforms.ts';
+import type { PlatformLaneStatus } from '../../domain/tracker-status.ts';
+import type { AppDeps } from '../../http/deps.ts';
+import { countAccountsByStatus, readTrackerCounts, type TrackerCounts } from '../../services/tracker-health.ts';
+import { num, when } from '../format.ts';
+import { html, type Html } from '../html.ts';
+import { layout } from '../layout.ts';
+import { sessionOf } from '../session.ts';
+
+/** Grouped counts over a million accounts take a while: they are reused for this long. */
+const COUNTS_TTL_MS = 5_000;
+
+interface Counts {
+  byStatus: { platform: string; status: string; n: number }[];
+  tracker: TrackerCounts;
+}
+
+function countsTable(rows: Counts['byStatus']): Html {
+  const cell = (platform: string | null, status: string | null) =>
+    rows.filter((r) => (platform === null || r.platform === platform) && (status === null || r.status === status)).reduce((sum, r) => sum + r.n, 0);
+  const link = (platform: string | null, status: string, n: number) => {
+    const query = new URLSearchParams({ ...(platform ? { platform } : {}), status }).toString();
+    return n === 0 ? html`0` : html`<a href="/ui/accounts?${query}">${num(n)}</a>`;
+  };
+  return html`<div class="table-wrap"><table id="accounts-by-status">
+<caption>Tracked accounts per status and platform</caption>
+<thead><tr><th scope="col">Status</th>${PLATFORMS.map((p) => html`<th scope="col">${p}</th>`)}<th scope="col">All</th></tr></thead>
+<tbody>${ACCOUNT_STATUSES.map(
+    (status) => html`<tr data-status="${status}"><th scope="row">${status.replace('_', ' ')}</th>${PLATFORMS.map((p) => html`<td>${link(p, status, cell(p, status))}</td>`)}<td>${link(null, status, cell(null, status))}</td></tr>`,
+  )}</tbody>
+<tfoot><tr data-status="all"><th scope="row">All</th>${PLATFORMS.map((p) => html`<td>${num(cell(p, null))}</td>`)}<td>${num(cell(null, null))}</td></tr></tfoot>
+</table></div>`;
+}
+
+const windowText = (w: PlatformLaneStatus['lookup']) => (w.remaining === null ? 'not yet known' : `${num(w.remaining)} of ${num(w.limit)} left`);
+
+function trackerTable(deps: AppDeps, counts: TrackerCounts): Html {
+  const status = deps.tracker?.status() ?? null;
+  return html`<div class="table-wrap"><table id="tracker">
+<caption>The tracker per platform${status ? html`; last tick ${when(status.lastTickAt)}` : ' (not running in this process)'}</caption>
+<thead><tr><th scope="col">Platform</th><th scope="col">Due now</th><th scope="col">Lookups</th><th scope="col">Timelines</th><th scope="col">Daily reads</th></tr></thead>
+<tbody>${PLATFORMS.map((platform) => {
+    const lane = status?.platforms[platform];
+    return html`<tr><th scope="row">${platform}</th><td>${num(counts.due[platform] ?? 0)}</td>
+<td>${lane ? windowText(lane.lookup) : '—'}</td><td>${lane ? windowText(lane.posts) : '—'}</td>
+<td>${lane?.budget ? `${num(lane.budget.used)} of ${num(lane.budget.limit)}` : '—'}</td></tr>`;
+  })}</tbody></table></div>
+<p>${counts.trackers.filter((t) => t.stoppedAt === null).length} tracker process(es) heard of in the last hour.</p>`;
+}
+
+export function registerOverview(app: FastifyInstance, deps: AppDeps): void {
+  let cached: { at: number; value: Counts } | null = null;
+  const readCounts = async (): Promise<Counts> => {
+    const now = deps.clock.now();
+    if (cached && now - cached.at < COUNTS_TTL_MS) return cached.value;
+    const [byStatus, tracker] = await Promise.all([countAccountsByStatus(deps.store), readTrackerCounts(deps.store, now, now - 3_600_000)]);
+    cached = { at: now, value: { byStatus, tracker } };
+    return cached.value;
+  };
+
+  app.get('/ui/', { config: { access: 'public', ui: 'app' } }, async (request, reply) => {
+    const session = sessionOf(request);
+    const counts = await readCounts();
+    const total = counts.byStatus.reduce((sum, r) => sum + r.n, 0);
+    const empty = html`<section class="empty"><h2>No accounts yet</h2>
+<p>perch tracks the accounts you register.${session.role === 'admin' ? html` <a href="/ui/import">Import a CSV file of usernames</a> to start.` : ' Ask an administrator to import some.'}</p></section>`;
+    const body = html`<h1>Overview</h1>
+${total === 0 ? empty : ''}
+<section><h2>Accounts</h2>${countsTable(counts.byStatus)}<p class="hint">Counts are refreshed every few seconds.</p></section>
+<section><h2>Tracker</h2>${trackerTable(deps, counts.tracker)}</section>
+<section><h2>Latest events</h2><p>Events are not available in this version yet; see <a href="/ui/events">Events</a>.</p></section>`;
+    return reply.type('text/html; charset=utf-8').send(layout({ title: 'Overview', session, section: 'overview', body }).text);
+  });
+}

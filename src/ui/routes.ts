@@ -1,0 +1,79 @@
+// The dashboard, served by the same process under /ui: its hooks (sessions, CSRF, headers, error
+// pages) and every page, listed here like app.ts lists the API's routes. Pages call services/.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PerchError } from '../domain/errors.ts';
+import type { AppDeps } from '../http/deps.ts';
+import { problemOf, toPerchError } from '../http/errors.ts';
+import { registerAssets } from './assets.ts';
+import { html } from './html.ts';
+import { layout, notice } from './layout.ts';
+import { registerAccountActions } from './pages/account-actions.ts';
+import { registerAccountPage } from './pages/account.ts';
+import { registerAccountsPage } from './pages/accounts.ts';
+import { registerComparePage } from './pages/compare.ts';
+import { importRoutes } from './pages/import.ts';
+import { registerKeysPage } from './pages/keys.ts';
+import { registerOverview } from './pages/overview.ts';
+import { registerPlaceholders } from './pages/placeholders.ts';
+import { registerSignIn } from './pages/sign-in.ts';
+import { registerSessions } from './session.ts';
+
+/** No inline script, no other host: scripts, styles and data come from this origin only. */
+function contentSecurityPolicy(remoteImages: boolean): string {
+  const images = remoteImages ? "'self' data: https:" : "'self' data:";
+  return `default-src 'none'; script-src 'self'; style-src 'self'; img-src ${images}; connect-src 'self'; font-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
+}
+
+/** Scripts ask for JSON; a browser navigating gets a page. */
+const wantsJson = (request: FastifyRequest): boolean => (request.headers.accept ?? '').includes('application/json');
+
+function errorPage(request: FastifyRequest, reply: FastifyReply, error: PerchError) {
+  const problem = problemOf(error, String(request.id));
+  reply.code(problem.status);
+  if (wantsJson(request)) return reply.type('application/problem+json; charset=utf-8').serializer(JSON.stringify).send(problem);
+  const page = layout({
+    title: problem.title,
+    session: request.uiSession,
+    body: html`<h1>${problem.title}</h1>${notice('error', problem.detail)}<p><a href="/ui/">Back to the overview</a></p>`,
+  });
+  return reply.type('text/html; charset=utf-8').send(page.text);
+}
+
+export default async function uiRoutes(app: FastifyInstance, deps: AppDeps) {
+  // Forms post url-encoded fields; only the dashboard reads them (the API speaks JSON).
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 65_536 }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(String(body))));
+  });
+  registerSessions(app, deps);
+  const csp = contentSecurityPolicy(deps.config.uiRemoteImages);
+  // Runs after the app's own onSend hook, replacing the API's `default-src 'none'` for pages.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!request.url.startsWith('/ui/assets/')) {
+      reply.header('content-security-policy', csp);
+      reply.header('cache-control', 'no-store');
+    }
+    return payload;
+  });
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const perchError = toPerchError(error, deps.store.caps);
+    if (perchError.code === 'internal') request.log.error({ err: error }, 'dashboard request failed');
+    return errorPage(request, reply, perchError);
+  });
+
+  // Browsers asking for / are sent to the dashboard; other clients learn where things are.
+  app.get('/', { config: { access: 'public', ui: 'public' } }, async (request, reply) => {
+    if ((request.headers.accept ?? '').includes('text/html')) return reply.redirect('/ui/', 303);
+    throw new PerchError('not_found', 'The API is under /api/ (reference at /api/docs); the dashboard is at /ui/.');
+  });
+
+  registerAssets(app);
+  registerSignIn(app, deps);
+  registerOverview(app, deps);
+  registerAccountsPage(app, deps);
+  registerAccountPage(app, deps);
+  registerAccountActions(app, deps);
+  registerComparePage(app, deps);
+  await app.register(importRoutes, deps);
+  registerKeysPage(app, deps);
+  registerPlaceholders(app);
+}

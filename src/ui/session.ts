@@ -1,0 +1,84 @@
+// Who is signed in to the dashboard: the session cookie read on every request, the CSRF token
+// checked on every state-changing one, and the role a page needs. The cookie holds a random token
+// only (never the API key): HttpOnly, SameSite=Strict, Secure when the request came over HTTPS.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PerchError } from '../domain/errors.ts';
+import type { Role } from '../domain/roles.ts';
+import { csrfMatches, findSession, type UiSession } from '../services/ui-sessions.ts';
+import type { AppDeps } from '../http/deps.ts';
+
+export const COOKIE = 'perch_session';
+
+/** Who may open a dashboard route: anyone (sign-in, assets), any signed-in key, or admin keys. */
+export type UiAccess = 'public' | Role;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    ui?: UiAccess;
+    /** `multipart`: a multipart upload carries its CSRF field in the body, checked by the handler. */
+    csrf?: 'multipart';
+  }
+  interface FastifyRequest {
+    uiSession: UiSession | null;
+    uiToken: string | null;
+  }
+}
+
+/** The value of one cookie from the Cookie header. */
+export function readCookie(request: FastifyRequest, name: string): string | null {
+  for (const pair of (request.headers.cookie ?? '').split(';')) {
+    const at = pair.indexOf('=');
+    if (at > 0 && pair.slice(0, at).trim() === name) return pair.slice(at + 1).trim();
+  }
+  return null;
+}
+
+export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string, maxAgeMs: number): void {
+  const secure = request.protocol === 'https' ? '; Secure' : '';
+  reply.header('set-cookie', `${COOKIE}=${token}; Path=/ui; HttpOnly; SameSite=Strict; Max-Age=${Math.max(0, Math.floor(maxAgeMs / 1000))}${secure}`);
+}
+
+export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void {
+  setSessionCookie(request, reply, '', 0);
+}
+
+/** The signed-in session of a route that requires one. */
+export function sessionOf(request: FastifyRequest): UiSession {
+  if (request.uiSession === null) throw new PerchError('internal', 'dashboard route used without a session');
+  return request.uiSession;
+}
+
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export function registerSessions(app: FastifyInstance, deps: AppDeps): void {
+  app.decorateRequest('uiSession', null);
+  app.decorateRequest('uiToken', null);
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404) return;
+    const access = request.routeOptions.config.ui ?? 'admin';
+    const token = readCookie(request, COOKIE);
+    if (token) {
+      request.uiToken = token;
+      request.uiSession = await findSession(deps, token, deps.config.adminApiKey !== null);
+    }
+    if (access === 'public') return;
+    if (request.uiSession === null) {
+      if (token) clearSessionCookie(request, reply);
+      const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : '';
+      return reply.redirect(`/ui/sign-in${next}`, 303);
+    }
+    if (access === 'admin' && request.uiSession.role !== 'admin') {
+      throw new PerchError('forbidden', 'This needs an admin key; you are signed in with an app key, which can only read.');
+    }
+  });
+  // After the body is parsed: a form carries the token in `_csrf`, a script in `x-csrf-token`.
+  app.addHook('preHandler', async (request) => {
+    if (!STATE_CHANGING.has(request.method) || request.uiSession === null) return;
+    if (request.routeOptions.config.csrf === 'multipart' && request.isMultipart()) return;
+    const body = request.body as Record<string, unknown> | null | undefined;
+    const presented = request.headers['x-csrf-token'] ?? (body && typeof body === 'object' ? body._csrf : undefined);
+    if (!csrfMatches(request.uiSession, presented)) {
+      throw new PerchError('forbidden', 'This request is missing its CSRF token or it does not match your session; reload the page and try again.');
+    }
+  });
+}
