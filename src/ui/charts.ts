@@ -40,7 +40,7 @@ export function timeChart(chart: TimeChart): Html {
 <div id="${chart.id}" class="chart-area" role="img" aria-label="${chart.label}" data-chart="${chart.id}-data" data-mode="${chart.mode}" data-points="0"></div>
 <figcaption>${chart.label}</figcaption>
 ${jsonData(`${chart.id}-data`, { series: chart.series, total: points })}
-<details class="alt"><summary>${chart.label.split(':')[0]} as a table</summary><div class="table-wrap">${tables}</div></details>
+<details class="alt"><summary>The numbers as a table</summary><div class="table-wrap">${tables}</div></details>
 </figure>`;
 }
 

@@ -47,6 +47,13 @@
       if (main) document.getElementById('main').replaceChildren(...main.childNodes);
       else status.textContent = `The upload failed (${xhr.status}).`;
       window.history.replaceState(null, '', '/ui/import');
+      const done = document.getElementById('upload-progress');
+      if (done) {
+        done.hidden = false;
+        done.value = 100;
+      }
+      const said = document.getElementById('upload-status');
+      if (said && xhr.status < 300) said.textContent = `Uploaded ${file.name}: 100 %`;
       document.getElementById('report-title')?.setAttribute('tabindex', '-1');
       document.getElementById('report-title')?.focus();
       // The new content replaced this form: wire the new one up.
