@@ -1,6 +1,6 @@
 // The dashboard's static files (ours and uPlot's, from node_modules), read once at start and
 // served under names that carry a hash of their content: a page always names the current file,
-// so browsers may keep every file for a year without asking again.
+// so browsers may keep every file for a year without asking again (routes.ts sets the header).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -49,6 +49,6 @@ export function registerAssets(app: FastifyInstance): void {
   app.get('/ui/assets/:file', { config: { access: 'public', ui: 'public', rateLimit: false } }, async (request, reply) => {
     const asset = byPath.get(request.url.split('?')[0] ?? '');
     if (!asset) return reply.code(404).type('text/plain; charset=utf-8').send('No such file.');
-    return reply.header('cache-control', 'public, max-age=31536000, immutable').type(asset.type).send(asset.body);
+    return reply.type(asset.type).send(asset.body);
   });
 }

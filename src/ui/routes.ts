@@ -40,6 +40,10 @@ function errorPage(request: FastifyRequest, reply: FastifyReply, error: PerchErr
 }
 
 export default async function uiRoutes(app: FastifyInstance, deps: AppDeps) {
+  // Pages are not part of the API: the OpenAPI document leaves them out.
+  app.addHook('onRoute', (route) => {
+    route.schema = { ...route.schema, hide: true };
+  });
   // Forms post url-encoded fields; only the dashboard reads them (the API speaks JSON).
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 65_536 }, (_request, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(String(body))));
@@ -47,10 +51,12 @@ export default async function uiRoutes(app: FastifyInstance, deps: AppDeps) {
   registerSessions(app, deps);
   const csp = contentSecurityPolicy(deps.config.uiRemoteImages);
   // Runs after the app's own onSend hook, replacing the API's `default-src 'none'` for pages.
+  // Fingerprinted assets never change under their name: cached for a year (the app's hook said no-store).
   app.addHook('onSend', async (request, reply, payload) => {
-    if (!request.url.startsWith('/ui/assets/')) {
+    if (request.url.startsWith('/ui/assets/')) {
+      if (reply.statusCode === 200) reply.header('cache-control', 'public, max-age=31536000, immutable');
+    } else {
       reply.header('content-security-policy', csp);
-      reply.header('cache-control', 'no-store');
     }
     return payload;
   });
