@@ -49,9 +49,11 @@ export async function runDemo(env: NodeJS.ProcessEnv = process.env): Promise<voi
   process.stdout.write(
     [
       '',
+      `  Dashboard: ${base}/   (sign in with the admin key below)`,
+      `  Admin key (demo only): ${adminKey}`,
+      '',
       `  perch demo: ${report.inserted} simulated accounts (X and Bluesky) on local servers; data in ${dir} (deleted on exit).`,
       `  API: ${base}/api   docs: ${base}/api/docs   metrics: ${base}/metrics`,
-      `  Admin key (demo only): ${adminKey}`,
       '',
       '  Try:',
       `    curl -s -H 'x-api-key: ${adminKey}' '${base}/api/?status=active&sort=-followers&limit=5'`,
