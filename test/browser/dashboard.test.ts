@@ -196,7 +196,7 @@ test('the dashboard in Chromium', { skip: skipReason() ?? false, timeout: 120_00
     }
     await page.goto(`${base}/ui/accounts/x/jack`);
     await screenshot(page, 'account-375');
-    await page.setViewportSize({ width: 1200, height: 900 });
+    await page.setViewportSize({ width: 1024, height: 680 });
   });
 
   await t.test('Sign out ends the session', async () => {

@@ -27,7 +27,7 @@ export interface Browser {
 }
 
 /** A fresh browser profile (its own cookies), closed and deleted after the test. */
-export async function openBrowser(t: TestContext | { after(fn: () => Promise<void>): void }, viewport = { width: 1200, height: 900 }): Promise<Browser> {
+export async function openBrowser(t: TestContext | { after(fn: () => Promise<void>): void }, viewport = { width: 1024, height: 680 }): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'perch-chromium-'));
   const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport, colorScheme: 'light' });
   context.setDefaultTimeout(20_000);
