@@ -54,10 +54,22 @@ export async function signOut(store: Store, token: string): Promise<void> {
   await deleteSession(store.db, hashToken(token));
 }
 
-/** Constant-time comparison of a presented CSRF token with the session's. */
+/**
+ * The CSRF token as written into one page: a fresh random pad followed by the token XORed with it,
+ * so no two pages carry the same bytes and compressed pages reveal nothing about it (BREACH).
+ */
+export function maskedCsrf(session: UiSession): string {
+  const token = Buffer.from(session.csrfToken, 'base64url');
+  const pad = randomBytes(token.length);
+  return Buffer.concat([pad, Buffer.from(token.map((byte, i) => byte ^ (pad[i] ?? 0)))]).toString('base64url');
+}
+
+/** Whether a presented (masked) CSRF token is the session's, compared in constant time. */
 export function csrfMatches(session: UiSession, presented: unknown): boolean {
-  if (typeof presented !== 'string') return false;
-  const a = Buffer.from(presented);
-  const b = Buffer.from(session.csrfToken);
-  return a.length === b.length && timingSafeEqual(a, b);
+  if (typeof presented !== 'string' || presented.length > 200) return false;
+  const expected = Buffer.from(session.csrfToken, 'base64url');
+  const given = Buffer.from(presented, 'base64url');
+  if (given.length !== expected.length * 2) return false;
+  const token = Buffer.from(given.subarray(expected.length).map((byte, i) => byte ^ (given[i] ?? 0)));
+  return timingSafeEqual(token, expected);
 }

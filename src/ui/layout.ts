@@ -1,6 +1,6 @@
 // The page shell every dashboard page shares: head with fingerprinted assets, the navigation,
 // the signed-in key and its Sign out button, and the CSRF token for scripts.
-import type { UiSession } from '../services/ui-sessions.ts';
+import { maskedCsrf, type UiSession } from '../services/ui-sessions.ts';
 import { assetUrl, type AssetName } from './assets.ts';
 import { html, type Html, type Part } from './html.ts';
 
@@ -26,7 +26,7 @@ export interface PageOptions {
 }
 
 export function csrfField(session: UiSession): Html {
-  return html`<input type="hidden" name="_csrf" value="${session.csrfToken}">`;
+  return html`<input type="hidden" name="_csrf" value="${maskedCsrf(session)}">`;
 }
 
 function nav(session: UiSession, section: Section | undefined): Html {
@@ -51,7 +51,7 @@ export function layout(options: PageOptions): Html {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
-${session ? html`<meta name="csrf-token" content="${session.csrfToken}">` : ''}
+${session ? html`<meta name="csrf-token" content="${maskedCsrf(session)}">` : ''}
 <title>${options.title} · perch</title>
 <link rel="stylesheet" href="${assetUrl('app.css')}">
 ${(options.styles ?? []).map((name) => html`<link rel="stylesheet" href="${assetUrl(name)}">`)}

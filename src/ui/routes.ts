@@ -1,5 +1,7 @@
 // The dashboard, served by the same process under /ui: its hooks (sessions, CSRF, headers, error
 // pages) and every page, listed here like app.ts lists the API's routes. Pages call services/.
+import zlib from 'node:zlib';
+import compress from '@fastify/compress';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PerchError } from '../domain/errors.ts';
 import type { AppDeps } from '../http/deps.ts';
@@ -49,6 +51,9 @@ export default async function uiRoutes(app: FastifyInstance, deps: AppDeps) {
     done(null, Object.fromEntries(new URLSearchParams(String(body))));
   });
   registerSessions(app, deps);
+  // Pages and assets are sent compressed when the browser accepts it (the API's answers are not:
+  // this plugin is registered for the dashboard only). Pages mask their CSRF token (BREACH).
+  await app.register(compress, { global: true, threshold: 1_024, encodings: ['br', 'gzip'], brotliOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } } });
   const csp = contentSecurityPolicy(deps.config.uiRemoteImages);
   // Runs after the app's own onSend hook, replacing the API's `default-src 'none'` for pages.
   // Fingerprinted assets never change under their name: cached for a year (the app's hook said no-store).
