@@ -56,6 +56,8 @@ export function registerSessions(app: FastifyInstance, deps: AppDeps): void {
   app.addHook('onRequest', async (request, reply) => {
     if (request.is404) return;
     const access = request.routeOptions.config.ui ?? 'admin';
+    // Assets are the same for everyone: no session lookup for them.
+    if (request.url.startsWith('/ui/assets/')) return;
     const token = readCookie(request, COOKIE);
     if (token) {
       request.uiToken = token;

@@ -199,6 +199,23 @@ test('the dashboard in Chromium', { skip: skipReason() ?? false, timeout: 120_00
     await page.setViewportSize({ width: 1024, height: 680 });
   });
 
+  await t.test('keyboard: the first Tab reaches the skip link with a visible focus ring; dark mode follows the system', async () => {
+    await page.goto(`${base}/ui/accounts`);
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate('document.activeElement.textContent'), 'Skip to content');
+    assert.notEqual(await page.evaluate('getComputedStyle(document.activeElement).outlineStyle'), 'none');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate('document.activeElement.id'), 'q');
+    const light = await page.evaluate('getComputedStyle(document.body).backgroundColor');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    const dark = await page.evaluate('getComputedStyle(document.body).backgroundColor');
+    assert.notEqual(dark, light);
+    await page.goto(`${base}/ui/accounts/x/jack`);
+    await screenshot(page, 'account-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
   await t.test('Sign out ends the session', async () => {
     await page.goto(`${base}/ui/`);
     await page.getByRole('button', { name: 'Sign out' }).click();
