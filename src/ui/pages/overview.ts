@@ -11,7 +11,7 @@ import { html, type Html } from '../html.ts';
 import { layout } from '../layout.ts';
 import { sessionOf } from '../session.ts';
 
-/** Grouped counts over a million accounts take a while: they are reused for this long. */
+/** Grouped counts over a million accounts take a while: they are reused for this long, at least. */
 const COUNTS_TTL_MS = 5_000;
 
 interface Counts {
@@ -53,12 +53,24 @@ function trackerTable(deps: AppDeps, counts: TrackerCounts): Html {
 }
 
 export function registerOverview(app: FastifyInstance, deps: AppDeps): void {
+  // Stale while revalidating: past its age the last counts are shown while new ones are read in
+  // the background, so only the first Overview after a start waits for the grouped count.
   let cached: { at: number; value: Counts } | null = null;
+  let refreshing: Promise<Counts> | null = null;
+  const refresh = (): Promise<Counts> => {
+    refreshing ??= (async () => {
+      const now = deps.clock.now();
+      const [byStatus, tracker] = await Promise.all([countAccountsByStatus(deps.store), readTrackerCounts(deps.store, now, now - 3_600_000)]);
+      cached = { at: now, value: { byStatus, tracker } };
+      return cached.value;
+    })().finally(() => {
+      refreshing = null;
+    });
+    return refreshing;
+  };
   const readCounts = async (): Promise<Counts> => {
-    const now = deps.clock.now();
-    if (cached && now - cached.at < COUNTS_TTL_MS) return cached.value;
-    const [byStatus, tracker] = await Promise.all([countAccountsByStatus(deps.store), readTrackerCounts(deps.store, now, now - 3_600_000)]);
-    cached = { at: now, value: { byStatus, tracker } };
+    if (cached === null) return refresh();
+    if (deps.clock.now() - cached.at >= COUNTS_TTL_MS) refresh().catch((error: unknown) => app.log.warn({ err: error }, 'overview counts failed'));
     return cached.value;
   };
 
