@@ -7,8 +7,9 @@ import { ADMIN_KEY, build, type TestApp } from '../helpers/app.ts';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
-async function signIn(test: TestApp, key: string, headers: Record<string, string> = {}) {
-  const response = await test.app.inject({ method: 'POST', url: '/ui/sign-in', headers: { ...FORM, ...headers }, payload: new URLSearchParams({ apiKey: key }).toString() });
+async function signIn(test: TestApp, key: string, headers: Record<string, string> = {}, next?: string) {
+  const payload = new URLSearchParams({ apiKey: key, ...(next !== undefined ? { next } : {}) }).toString();
+  const response = await test.app.inject({ method: 'POST', url: '/ui/sign-in', headers: { ...FORM, ...headers }, payload });
   const setCookie = String(response.headers['set-cookie'] ?? '');
   return { response, setCookie, cookie: setCookie.split(';')[0] ?? '' };
 }
@@ -35,6 +36,14 @@ describe('dashboard sessions', () => {
     const stored = await test.deps.store.db.selectFrom('ui_sessions').selectAll().execute();
     assert.equal(stored.length, 1);
     assert.ok(!JSON.stringify(stored).includes(setCookie.split(';')[0]?.split('=')[1] ?? 'x'), 'only a hash of the cookie is stored');
+  });
+
+  it('goes back to the page asked for, never to another site', async (t) => {
+    const test = await build(t);
+    assert.equal((await signIn(test, ADMIN_KEY, {}, '/ui/accounts?q=al&sort=-followers')).response.headers.location, '/ui/accounts?q=al&sort=-followers');
+    for (const next of ['//evil.example/', 'https://evil.example/', '/ui//evil.example', '/ui/\\evil.example', '/api/me', '/ui/x\r\nset-cookie: a=b']) {
+      assert.equal((await signIn(test, ADMIN_KEY, {}, next)).response.headers.location, '/ui/', next);
+    }
   });
 
   it('marks the cookie Secure behind HTTPS', async (t) => {

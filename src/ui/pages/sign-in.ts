@@ -2,7 +2,6 @@
 // form and never kept by the browser (autocomplete off, no storage, no cookie holding it).
 import type { FastifyInstance } from 'fastify';
 import { PerchError } from '../../domain/errors.ts';
-import type { FailureThrottle } from '../../http/auth-throttle.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { signIn, signOut } from '../../services/ui-sessions.ts';
 import { html } from '../html.ts';
@@ -11,9 +10,10 @@ import { clearSessionCookie, setSessionCookie } from '../session.ts';
 
 const REFUSED = { invalid: 'The API key is not valid.', revoked: 'The API key has been revoked.', expired: 'The API key has expired.' } as const;
 
-/** Only a path of the dashboard itself may be the place to go back to after signing in. */
+/** Only a plain path of the dashboard itself may be the place to go back to after signing in. */
+const NEXT = /^\/ui\/(?![/\\])[\w\-./?=&%~+,:@]*$/;
 function safeNext(next: unknown): string {
-  return typeof next === 'string' && /^\/ui\/[^/\\]?/.test(next) && !next.startsWith('//') ? next : '/ui/';
+  return typeof next === 'string' && next.length <= 1_000 && NEXT.test(next) ? next : '/ui/';
 }
 
 function signInPage(error: string | null, next: string) {
@@ -34,7 +34,7 @@ ${notice('error', error)}
   });
 }
 
-export function registerSignIn(app: FastifyInstance, deps: AppDeps & { throttle: FailureThrottle }): void {
+export function registerSignIn(app: FastifyInstance, deps: AppDeps): void {
   const sessionDeps = { store: deps.store, clock: deps.clock, authenticator: deps.authenticator, ttlMs: deps.config.uiSessionTtlMs };
 
   app.get('/ui/sign-in', { config: { access: 'public', ui: 'public' } }, async (request, reply) => {
