@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AddressInfo } from 'node:net';
-import { startFakeBluesky } from '../fakes/bluesky-server.ts';
-import { startFakeX } from '../fakes/x-server.ts';
+import { startFakeBluesky } from '../../src/simulators/bluesky-server.ts';
+import { startFakeX } from '../../src/simulators/x-server.ts';
 import { ADMIN_KEY, build } from '../helpers/app.ts';
 import { X_TOKEN } from '../helpers/tracker.ts';
 import { fitsWidth, openBrowser, screenshot, signIn, skipReason } from './harness.ts';

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { PerchError } from '../../domain/errors.ts';
 import type { AppDeps } from '../../http/deps.ts';
+import { clientKey } from '../../limits/client-address.ts';
 import { signIn, signOut } from '../../services/ui-sessions.ts';
 import { html } from '../html.ts';
 import { layout, notice } from '../layout.ts';
@@ -47,13 +48,12 @@ export function registerSignIn(app: FastifyInstance, deps: AppDeps): void {
     const body = (request.body ?? {}) as Record<string, unknown>;
     const next = safeNext(body.next);
     const now = deps.clock.now();
-    // Guessing keys through the form is throttled like guessing them through the API.
-    const wait = await deps.throttle.retryAfter(request.ip, now);
-    if (wait > 0) throw new PerchError('too_many_auth_failures', `Too many failed sign-ins from this address; retry in ${wait} s.`);
     const key = typeof body.apiKey === 'string' ? body.apiKey : '';
     const result = key === '' ? ({ ok: false, reason: 'invalid' } as const) : await signIn(sessionDeps, key);
     if (!result.ok) {
-      await deps.throttle.recordFailure(request.ip, now);
+      // A bad key through the form counts like one through the API (limits/failure-throttle.ts).
+      const wait = await deps.throttle.recordFailure(clientKey(request.ip), now);
+      if (wait > 0) throw new PerchError('too_many_auth_failures', `Too many failed sign-ins from this address; retry in ${wait} s.`);
       return reply.code(401).type('text/html; charset=utf-8').send(signInPage(REFUSED[result.reason], next).text);
     }
     setSessionCookie(request, reply, result.token, result.session.expiresAt - now);
