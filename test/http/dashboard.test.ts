@@ -38,6 +38,17 @@ describe('dashboard sessions', () => {
     assert.ok(!JSON.stringify(stored).includes(setCookie.split(';')[0]?.split('=')[1] ?? 'x'), 'only a hash of the cookie is stored');
   });
 
+  it('counts failed sign-ins with the API\'s failed authentications', async (t) => {
+    const test = await build(t, { authFailuresPerMinute: 2 });
+    assert.equal((await signIn(test, 'perch_wrong')).response.statusCode, 401);
+    assert.equal((await signIn(test, 'perch_wrong')).response.statusCode, 401);
+    const throttled = await signIn(test, 'perch_wrong');
+    assert.equal(throttled.response.statusCode, 429);
+    assert.match(throttled.response.body, /Too many failed sign-ins/);
+    // The throttle limits failures, never successes.
+    assert.equal((await signIn(test, ADMIN_KEY)).response.statusCode, 303);
+  });
+
   it('goes back to the page asked for, never to another site', async (t) => {
     const test = await build(t);
     assert.equal((await signIn(test, ADMIN_KEY, {}, '/ui/accounts?q=al&sort=-followers')).response.headers.location, '/ui/accounts?q=al&sort=-followers');
