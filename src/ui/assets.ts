@@ -12,6 +12,7 @@ const SOURCES = {
   'app.js': fileURLToPath(new URL('./assets/app.js', import.meta.url)),
   'charts.js': fileURLToPath(new URL('./assets/charts.js', import.meta.url)),
   'import.js': fileURLToPath(new URL('./assets/import.js', import.meta.url)),
+  'events.js': fileURLToPath(new URL('./assets/events.js', import.meta.url)),
   'uplot.js': createRequire(import.meta.url).resolve('uplot/dist/uPlot.iife.min.js'),
   'uplot.css': createRequire(import.meta.url).resolve('uplot/dist/uPlot.min.css'),
 } as const;

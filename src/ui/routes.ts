@@ -16,8 +16,9 @@ import { registerComparePage } from './pages/compare.ts';
 import { importRoutes } from './pages/import.ts';
 import { registerKeysPage } from './pages/keys.ts';
 import { registerOverview } from './pages/overview.ts';
-import { registerPlaceholders } from './pages/placeholders.ts';
+import { registerEventsPage } from './pages/events.ts';
 import { registerSignIn } from './pages/sign-in.ts';
+import { registerWebhooksPage } from './pages/webhooks.ts';
 import { registerSessions } from './session.ts';
 
 /** No inline script, no other host: scripts, styles and data come from this origin only. */
@@ -48,7 +49,13 @@ export default async function uiRoutes(app: FastifyInstance, deps: AppDeps) {
   });
   // Forms post url-encoded fields; only the dashboard reads them (the API speaks JSON).
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 65_536 }, (_request, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(String(body))));
+    // A repeated field (checkboxes) becomes a list of its values.
+    const fields: Record<string, string | string[]> = {};
+    for (const [name, value] of new URLSearchParams(String(body))) {
+      const seen = fields[name];
+      fields[name] = seen === undefined ? value : ([] as string[]).concat(seen, value);
+    }
+    done(null, fields);
   });
   registerSessions(app, deps);
   // Pages and assets are sent compressed when the browser accepts it (the API's answers are not:
@@ -86,5 +93,6 @@ export default async function uiRoutes(app: FastifyInstance, deps: AppDeps) {
   registerComparePage(app, deps);
   await app.register(importRoutes, deps);
   registerKeysPage(app, deps);
-  registerPlaceholders(app);
+  registerWebhooksPage(app, deps);
+  registerEventsPage(app, deps);
 }

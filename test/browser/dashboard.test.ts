@@ -26,7 +26,7 @@ test('the dashboard in Chromium', { skip: skipReason() ?? false, timeout: 120_00
   x.addUsers(60, 'user');
   x.addPost(jack.id, { text: 'hello #perch https://example.com', hashtags: ['perch'], likes: 4, createdAt: '2026-11-23T11:00:00.000Z' });
   bsky.addUser({ handle: 'carol.bsky.social', followers: 300 });
-  const api = await build(t, {}, { X_BEARER_TOKEN: X_TOKEN, X_API_BASE_URL: x.url, BLUESKY_API_BASE_URL: bsky.url });
+  const api = await build(t, {}, { X_BEARER_TOKEN: X_TOKEN, X_API_BASE_URL: x.url, BLUESKY_API_BASE_URL: bsky.url, WEBHOOK_ALLOW_PRIVATE: 'true' });
   const names = ['username,tags', 'jack,founders', 'alice,founders', 'albert', 'carol.bsky.social', ...Array.from({ length: 60 }, (_, i) => `user${i}`)];
   const imported = await api.app.inject({ method: 'POST', url: '/api/admin/insert', headers: admin, payload: { file: `${names.join('\n')}\n` } });
   assert.equal(imported.statusCode, 200);
@@ -95,7 +95,7 @@ test('the dashboard in Chromium', { skip: skipReason() ?? false, timeout: 120_00
     assert.equal(history.data.length, 3);
     const chart = page.getByRole('img', { name: /^Followers/ });
     await chart.waitFor();
-    await page.waitForFunction("document.querySelector('#followers-chart canvas') !== null");
+    await page.locator('#followers-chart canvas').first().waitFor({ state: 'attached' });
     assert.equal(await chart.getAttribute('data-points'), String(history.data.length));
     assert.match((await chart.getAttribute('aria-label')) ?? '', /3 points, from 1,000 to 1,030/);
     await page.getByText('The numbers as a table').click();
@@ -119,7 +119,7 @@ test('the dashboard in Chromium', { skip: skipReason() ?? false, timeout: 120_00
     await page.getByText('Not tracked: nobody.').waitFor();
     const chart = page.getByRole('img', { name: /^Followers of jack \(x\), alice \(x\) as % change/ });
     await chart.waitFor();
-    await page.waitForFunction("document.querySelector('#compare-chart canvas') !== null");
+    await page.locator('#compare-chart canvas').first().waitFor({ state: 'attached' });
     assert.equal(await chart.getAttribute('data-points'), '6');
     await screenshot(page, 'compare');
   });
@@ -160,6 +160,27 @@ test('the dashboard in Chromium', { skip: skipReason() ?? false, timeout: 120_00
     assert.equal((await api.app.inject({ method: 'GET', url: '/api/me', headers: { 'x-api-key': doomed } })).statusCode, 401);
   });
 
+  await t.test('Webhooks: created with its secret shown once, a test sent; Events follows the log live', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks', exact: true }).click();
+    const url = 'http://127.0.0.1:9/perch-hook';
+    await page.getByLabel('URL').fill(url);
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+    assert.ok((await page.getByLabel('Signing secret').inputValue()).length >= 20);
+    await page.getByRole('button', { name: `Send test to ${url}` }).click();
+    await page.getByText('A webhook.test event is queued for this endpoint.').waitFor();
+    assert.equal(await page.locator('#webhooks tbody tr td:nth-child(2)').first().innerText(), 'all');
+    await screenshot(page, 'webhooks');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Events', exact: true }).click();
+    await page.locator('#events tbody tr', { hasText: 'webhook.test' }).first().waitFor();
+    const before = await page.locator('#events tbody tr').count();
+    const hooks = (await api.app.inject({ method: 'GET', url: '/api/admin/webhooks', headers: admin })).json<{ data: { id: string }[] }>();
+    const sent = await api.app.inject({ method: 'POST', url: `/api/admin/webhooks/${hooks.data[0]?.id}/test`, headers: admin });
+    assert.equal(sent.statusCode, 202);
+    // No reload: the page asks for what came after its newest row.
+    await page.locator('#events tbody tr').nth(before).waitFor({ timeout: 15_000 });
+    assert.match(await page.locator('#events tbody tr').first().innerText(), /webhook\.test/);
+  });
+
   await t.test('a replayed state-changing request without its CSRF token is refused and changes nothing', async () => {
     const before = (await api.app.inject({ method: 'GET', url: '/api/admin/api-keys', headers: admin })).json<{ data: unknown[] }>().data.length;
     const replay = await page.request.post(`${base}/ui/keys`, { form: { username: 'forged', role: 'admin' }, maxRedirects: 0 });
@@ -190,9 +211,9 @@ test('the dashboard in Chromium', { skip: skipReason() ?? false, timeout: 120_00
 
   await t.test('at 375 px every page fits without sideways scrolling', async () => {
     await page.setViewportSize({ width: 375, height: 800 });
-    for (const path of ['/ui/', '/ui/accounts', '/ui/accounts/x/jack', '/ui/compare?accounts=jack,alice', '/ui/import', '/ui/keys', '/ui/events']) {
+    for (const path of ['/ui/', '/ui/accounts', '/ui/accounts/x/jack', '/ui/compare?accounts=jack,alice', '/ui/import', '/ui/keys', '/ui/webhooks', '/ui/events']) {
       await page.goto(`${base}${path}`);
-      assert.ok(await fitsWidth(page), `${path} is wider than 375 px`);
+      assert.ok(await fitsWidth(page), `${path} is wider than 375 px: ${await page.evaluate("[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 376 && !e.closest('.table-wrap')).slice(0, 3).map((e) => e.tagName + '.' + e.className).join(' ')")}`);
     }
     await page.goto(`${base}/ui/accounts/x/jack`);
     await screenshot(page, 'account-375');

@@ -1,5 +1,6 @@
 // Overview: accounts per status and platform, the tracker per platform (due, rate-limit headroom,
-// daily read budget, last tick), and where to start when nothing is tracked yet.
+// daily read budget, last tick), the latest events (following the log like the Events page), and
+// where to start when nothing is tracked yet.
 import type { FastifyInstance } from 'fastify';
 import { ACCOUNT_STATUSES } from '../../domain/account.ts';
 import { PLATFORMS } from '../../domain/platforms.ts';
@@ -9,6 +10,7 @@ import { countAccountsByStatus, readTrackerCounts, type TrackerCounts } from '..
 import { num, when } from '../format.ts';
 import { html, type Html } from '../html.ts';
 import { layout } from '../layout.ts';
+import { eventsTable, latestEvents } from './events.ts';
 import { sessionOf } from '../session.ts';
 
 /** Grouped counts over a million accounts take a while: they are reused for this long, at least. */
@@ -76,7 +78,7 @@ export function registerOverview(app: FastifyInstance, deps: AppDeps): void {
 
   app.get('/ui/', { config: { access: 'public', ui: 'app' } }, async (request, reply) => {
     const session = sessionOf(request);
-    const counts = await readCounts();
+    const [counts, latest] = await Promise.all([readCounts(), latestEvents(deps, 10)]);
     const total = counts.byStatus.reduce((sum, r) => sum + r.n, 0);
     const empty = html`<section class="empty"><h2>No accounts yet</h2>
 <p>perch tracks the accounts you register.${session.role === 'admin' ? html` <a href="/ui/import">Import a CSV file of usernames</a> to start.` : ' Ask an administrator to import some.'}</p></section>`;
@@ -84,7 +86,7 @@ export function registerOverview(app: FastifyInstance, deps: AppDeps): void {
 ${total === 0 ? empty : ''}
 <section><h2>Accounts</h2>${countsTable(counts.byStatus)}<p class="hint">Counts are refreshed every few seconds.</p></section>
 <section><h2>Tracker</h2>${trackerTable(deps, counts.tracker)}</section>
-<section><h2>Latest events</h2><p>Events are not available in this version yet; see <a href="/ui/events">Events</a>.</p></section>`;
-    return reply.type('text/html; charset=utf-8').send(layout({ title: 'Overview', session, section: 'overview', body }).text);
+<section><h2>Latest events</h2>${eventsTable(latest.events, latest.position)}<p><a href="/ui/events">All events, live</a></p></section>`;
+    return reply.type('text/html; charset=utf-8').send(layout({ title: 'Overview', session, section: 'overview', body, scripts: ['events.js'] }).text);
   });
 }
