@@ -132,4 +132,29 @@ describe('dashboard sessions', () => {
     assert.equal((await test.app.inject({ method: 'GET', url: '/ui/assets/app.000000000000.js' })).statusCode, 404);
     assert.doesNotMatch(page.body, /<script>|<script(?![^>]*\bsrc=)(?![^>]*application\/json)[^>]*>/);
   });
+
+  it('manages webhooks for admin keys only, and serves the events that follow a position', async (t) => {
+    const test = await build(t, {}, { WEBHOOK_ALLOW_PRIVATE: 'true' });
+    const { cookie } = await signIn(test, ADMIN_KEY);
+    const csrf = await csrfOf(test, cookie);
+    const form = new URLSearchParams([['_csrf', csrf], ['url', 'http://127.0.0.1:9/hook'], ['events', 'webhook.test'], ['events', 'import.completed']]).toString();
+    const created = await test.app.inject({ method: 'POST', url: '/ui/webhooks', headers: { ...FORM, cookie }, payload: form });
+    assert.equal(created.statusCode, 201);
+    assert.match(created.body, /Signing secret/);
+    const hooks = (await test.app.inject({ method: 'GET', url: '/api/admin/webhooks', headers: { 'x-api-key': ADMIN_KEY } })).json<{ data: { id: string; events: string[] }[] }>().data;
+    assert.deepEqual(hooks.map((h) => [...h.events].sort()), [['import.completed', 'webhook.test']]);
+    const id = hooks[0]?.id ?? '';
+    const feed = async (after: number) => (await test.app.inject({ method: 'GET', url: `/ui/events/feed?after=${after}`, headers: { cookie } })).json<{ after: number; rows: string }>();
+    const start = await feed(0);
+    const tested = await test.app.inject({ method: 'POST', url: `/ui/webhooks/${id}/test`, headers: { ...FORM, cookie }, payload: `_csrf=${encodeURIComponent(csrf)}` });
+    assert.equal(tested.statusCode, 303);
+    const next = await feed(start.after);
+    assert.match(next.rows, /webhook\.test/);
+    assert.ok(next.after > start.after);
+    assert.equal((await feed(next.after)).rows, '');
+    const app = await test.createKey('app');
+    const reader = await signIn(test, app.apiKey);
+    assert.equal((await test.app.inject({ method: 'GET', url: '/ui/webhooks', headers: { cookie: reader.cookie } })).statusCode, 403);
+    assert.equal((await test.app.inject({ method: 'GET', url: '/ui/events', headers: { cookie: reader.cookie } })).statusCode, 200);
+  });
 });
