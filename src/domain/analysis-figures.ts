@@ -1,6 +1,6 @@
 // The arithmetic the account analysis is built from: counts made safe, rounding, rankings of
 // entities and of posts. Pure; the definitions they serve are in analysis.ts.
-import type { AnalysisPost, TopPost } from './analysis.ts';
+import type { AnalysisPost, TopPost } from './post-figures.ts';
 
 const TOP_ENTITIES = 10;
 const TOP_POSTS = 5;

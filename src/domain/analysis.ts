@@ -1,39 +1,11 @@
 // The account analysis stored with each account after a check: pure arithmetic over the stored
 // posts and the compact follower series, the same definitions on every platform (DESIGN.md §4).
 import { byCountThenName, count, iso, round, tally, top, topPosts } from './analysis-figures.ts';
+import type { AnalysisPost, TopPost } from './post-figures.ts';
 import { DAY_MS, followersAtOrBefore, type FollowerSeries } from './history-series.ts';
 
 export { followerSeriesAppend, type FollowerSeries } from './history-series.ts';
-
-/** What every platform tells about a post's reach and content, the same on X and Bluesky. */
-export interface PostFigures {
-  text: string;
-  url: string | null;
-  /** A repost of someone else's post: never counted as the account's own. */
-  isRepost: boolean;
-  likes: number;
-  reposts: number;
-  replies: number;
-  quotes: number;
-  /** Without the leading #, as written. */
-  hashtags: string[];
-  /** Handles without the leading @. */
-  mentions: string[];
-  /** Host names of linked URLs (expanded where the platform gives them), lower-case, without `www.`. */
-  domains: string[];
-  /** A language tag, or null. */
-  lang: string | null;
-}
-
-export interface AnalysisPost extends PostFigures {
-  id: string;
-  /** Epoch ms. */
-  createdAt: number;
-  /** In [-1, 1] (see post-text.ts), or null when not scored. */
-  sentiment: number | null;
-  /** Likes at 24 h of age (post-history.ts), or null/absent when no sample was taken then. */
-  likesAt24h?: number | null;
-}
+export type { AnalysisPost, PostFigures, TopPost } from './post-figures.ts';
 
 export interface AnalysisInput {
   /** Epoch ms. */
@@ -47,18 +19,6 @@ export interface AnalysisInput {
   followerSeries: FollowerSeries;
   /** The account's stored posts, any age, with their latest metrics; deleted or hidden ones left out. */
   posts: readonly AnalysisPost[];
-}
-
-export interface TopPost {
-  id: string;
-  createdAt: string;
-  url: string | null;
-  text: string;
-  likes: number;
-  reposts: number;
-  replies: number;
-  quotes: number;
-  score: number;
 }
 
 export interface AccountAnalysis {

@@ -1,9 +1,13 @@
 // Webhook rules: the secret format, the retry schedule with jitter, when an endpoint is given up,
 // and which URLs can be webhook URLs.
 import { randomBytes } from 'node:crypto';
+import { deriveKey } from './sealed-box.ts';
 
 /** Standard Webhooks secrets: `whsec_` + base64 of the key bytes. https://www.standardwebhooks.com/ */
 export const SECRET_PREFIX = 'whsec_';
+
+/** The key that seals webhook secrets at rest, derived from KEY_HASH_SECRET. */
+export const webhookSealKey = (keyHashSecret: string): Buffer => deriveKey(keyHashSecret, 'webhook-secrets');
 
 export function newWebhookSecret(): string {
   return `${SECRET_PREFIX}${randomBytes(32).toString('base64')}`;

@@ -4,8 +4,8 @@
 import { PerchError } from '../domain/errors.ts';
 import { EVENT_TYPES } from '../domain/events.ts';
 import { newId } from '../domain/ids.ts';
-import { deriveKey, seal } from '../domain/sealed-box.ts';
-import { newWebhookSecret, parseWebhookUrl, ROTATION_OVERLAP_MS } from '../domain/webhooks.ts';
+import { seal } from '../domain/sealed-box.ts';
+import { newWebhookSecret, parseWebhookUrl, ROTATION_OVERLAP_MS, webhookSealKey } from '../domain/webhooks.ts';
 import { writeAudit } from '../storage/audit-repo.ts';
 import { listAttempts, type AttemptView } from '../storage/deliveries-repo.ts';
 import { recordEvents } from '../storage/events-repo.ts';
@@ -43,9 +43,6 @@ export interface WebhookDefinition {
   tags?: readonly string[];
   description?: string | null;
 }
-
-/** The key that seals webhook secrets at rest, derived from KEY_HASH_SECRET. */
-export const webhookSealKey = (keyHashSecret: string): Buffer => deriveKey(keyHashSecret, 'webhook-secrets');
 
 export function toView(hook: WebhookRecord, now: number): WebhookView {
   const iso = (ms: number) => new Date(ms).toISOString();

@@ -1,7 +1,7 @@
 // Builds the webhook deliverer from the configuration (run by `perch serve` and `perch worker`).
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import { webhookSealKey } from '../services/webhooks.ts';
+import { webhookSealKey } from '../domain/webhooks.ts';
 import type { Store } from '../storage/store.ts';
 import { systemClock, type SleepingClock } from '../clock.ts';
 import type { DeliveryMetrics } from './deliver-one.ts';
