@@ -44,7 +44,11 @@ export function registerAuth(app: FastifyInstance, { authenticator, throttle, cl
     if (access === 'public') return;
     const presented = request.headers['x-api-key'];
     if (presented === undefined || presented === '') {
-      return sendProblem(reply, new PerchError('missing_api_key', 'Send your API key in the x-api-key header.'), CHALLENGE);
+      return sendProblem(
+        reply,
+        new PerchError('missing_api_key', 'Send your API key in the x-api-key header.'),
+        CHALLENGE,
+      );
     }
     // Node joins repeated x-api-key headers with ", ", which no key contains: refused as invalid.
     const checked = await authenticator.check(String(presented));
@@ -57,14 +61,21 @@ export function registerAuth(app: FastifyInstance, { authenticator, throttle, cl
     }
     const { principal } = checked;
     if (!roleSatisfies(principal.role, access)) {
-      return sendProblem(reply, new PerchError('forbidden', `This route needs the ${access} role; your key has the ${principal.role} role.`));
+      return sendProblem(
+        reply,
+        new PerchError('forbidden', `This route needs the ${access} role; your key has the ${principal.role} role.`),
+      );
     }
     request.principal = principal;
   });
 }
 
 function tooManyFailures(reply: FastifyReply, wait: number): FastifyReply {
-  return sendProblem(reply, new PerchError('too_many_auth_failures', `Too many failed authentications from this client; retry in ${wait} s.`), { 'retry-after': String(wait) });
+  return sendProblem(
+    reply,
+    new PerchError('too_many_auth_failures', `Too many failed authentications from this client; retry in ${wait} s.`),
+    { 'retry-after': String(wait) },
+  );
 }
 
 /** The authenticated caller; routes that declare a role always have one. */

@@ -11,13 +11,20 @@ type Part = 'int' | 'text';
 type Decoded<T extends readonly Part[]> = { [K in keyof T]: T[K] extends 'int' ? number : string };
 
 const valid = (kind: Part, value: unknown): boolean =>
-  kind === 'int' ? Number.isSafeInteger(value) : typeof value === 'string' && value.length <= 300 && !CONTROL_CHARS.test(value);
+  kind === 'int'
+    ? Number.isSafeInteger(value)
+    : typeof value === 'string' && value.length <= 300 && !CONTROL_CHARS.test(value);
 
 /** Decodes a cursor made by encodeCursor for `scope` whose parts have the given kinds, or fails with 400. */
 export function decodeCursor<const T extends readonly Part[]>(cursor: string, scope: string, kinds: T): Decoded<T> {
   try {
     const parts = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(parts) && parts[0] === scope && parts.length === kinds.length + 1 && kinds.every((kind, i) => valid(kind, parts[i + 1]))) {
+    if (
+      Array.isArray(parts) &&
+      parts[0] === scope &&
+      parts.length === kinds.length + 1 &&
+      kinds.every((kind, i) => valid(kind, parts[i + 1]))
+    ) {
       return parts.slice(1) as Decoded<T>;
     }
   } catch {

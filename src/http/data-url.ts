@@ -6,11 +6,13 @@ const DATA_URL = /^data:([^,]*?)(;base64)?,/i;
 
 export function decodeDataUrl(url: string, maxBytes: number): string {
   const match = DATA_URL.exec(url);
-  if (!match) throw new PerchError('invalid_encoding', 'The data URL is malformed: expected data:text/csv;base64,<data>.');
+  if (!match)
+    throw new PerchError('invalid_encoding', 'The data URL is malformed: expected data:text/csv;base64,<data>.');
   const payload = url.slice(match[0].length);
   let bytes: Buffer;
   if (match[2]) {
-    if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(payload)) throw new PerchError('invalid_encoding', 'The data URL is not valid base64.');
+    if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(payload))
+      throw new PerchError('invalid_encoding', 'The data URL is not valid base64.');
     bytes = Buffer.from(payload, 'base64');
   } else {
     try {

@@ -14,7 +14,10 @@ const FRAMEWORK_ERRORS: Record<string, [ErrorCode, string]> = {
 
 /** Fastify's routing errors (a URL that does not decode), as problem documents instead of its own JSON. */
 export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  const [code, detail]: [ErrorCode, string] = FRAMEWORK_ERRORS[error.code] ?? ['internal', 'Something went wrong on our side. Quote the requestId if you report it.'];
+  const [code, detail]: [ErrorCode, string] = FRAMEWORK_ERRORS[error.code] ?? [
+    'internal',
+    'Something went wrong on our side. Quote the requestId if you report it.',
+  ];
   if (statusOf(code) >= 500) request.log.error({ err: error }, 'request failed');
   else request.log.info({ code }, 'request refused');
   void sendProblem(reply, new PerchError(code, detail));
@@ -22,8 +25,13 @@ export function handleFrameworkError(error: FastifyError, request: FastifyReques
 
 /** Node's HTTP parser errors, raised before there is a request: which problem each one is. */
 function clientProblem(code: string): PerchError {
-  if (code === 'HPE_HEADER_OVERFLOW') return new PerchError('request_header_too_large', 'The request line and headers are larger than the server accepts; send a shorter URL or fewer headers.');
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new PerchError('request_timeout', 'The request took too long to arrive.');
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return new PerchError(
+      'request_header_too_large',
+      'The request line and headers are larger than the server accepts; send a shorter URL or fewer headers.',
+    );
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT')
+    return new PerchError('request_timeout', 'The request took too long to arrive.');
   return new PerchError('bad_request', 'The request is not valid HTTP/1.1.');
 }
 

@@ -113,13 +113,22 @@ export function callerRequestId(request: FastifyRequest): string | null {
 }
 
 /** Sends a problem document; the headers (WWW-Authenticate, Allow, Retry-After) go with it. */
-export function sendProblem(reply: FastifyReply, error: PerchError, headers: Record<string, string> = {}): FastifyReply {
+export function sendProblem(
+  reply: FastifyReply,
+  error: PerchError,
+  headers: Record<string, string> = {},
+): FastifyReply {
   const problem = problemOf(error, String(reply.request.id));
   const caller = callerRequestId(reply.request);
   if (caller !== null) problem.callerRequestId = caller;
   // Node closes the socket after a response carrying `connection: close` instead of draining the upload.
   if (bodyStillArriving(reply.request)) headers = { ...headers, connection: 'close' };
-  return reply.code(problem.status).headers(headers).type('application/problem+json; charset=utf-8').serializer(JSON.stringify).send(problem);
+  return reply
+    .code(problem.status)
+    .headers(headers)
+    .type('application/problem+json; charset=utf-8')
+    .serializer(JSON.stringify)
+    .send(problem);
 }
 
 // Fastify's own errors, by their code, as ours. Their messages are never shown (they may name internals).
@@ -151,7 +160,10 @@ export interface StoreErrors {
 /** Turns anything thrown into a PerchError, hiding internals; `store` recognises outages and refused values. */
 export function toPerchError(error: unknown, store: StoreErrors): PerchError {
   if (error instanceof PerchError) return error;
-  const fastifyError = error as Partial<FastifyError> & { validation?: { instancePath: string; message?: string; params?: Record<string, unknown> }[]; validationContext?: string };
+  const fastifyError = error as Partial<FastifyError> & {
+    validation?: { instancePath: string; message?: string; params?: Record<string, unknown> }[];
+    validationContext?: string;
+  };
   if (Array.isArray(fastifyError.validation)) {
     const where = fastifyError.validationContext ?? 'body';
     // A body with thousands of unknown fields would otherwise come back as a multi-megabyte detail.
@@ -168,15 +180,18 @@ export function toPerchError(error: unknown, store: StoreErrors): PerchError {
   }
   const known = fastifyError.code ? FASTIFY_ERRORS[fastifyError.code] : undefined;
   if (known) return new PerchError(known[0], known[1]);
-  if (error instanceof SyntaxError && fastifyError.statusCode === 400) return new PerchError('invalid_json', 'The body is not valid JSON.');
-  if (store.isUnavailable(error)) return new PerchError('store_unavailable', 'The store is unavailable; try again shortly.');
+  if (error instanceof SyntaxError && fastifyError.statusCode === 400)
+    return new PerchError('invalid_json', 'The body is not valid JSON.');
+  if (store.isUnavailable(error))
+    return new PerchError('store_unavailable', 'The store is unavailable; try again shortly.');
   // A NUL byte in text, a number out of range: the value came from the request, so it is the client's.
   if (store.isInvalidValue(error)) return new PerchError('invalid_value', 'A value in the request cannot be stored.');
   const status = fastifyError.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     if (status === 408) return new PerchError('request_timeout', 'The request took too long to arrive.');
     if (status === 413) return new PerchError('body_too_large', 'The request body is too large.');
-    if (status === 415) return new PerchError('unsupported_media_type', 'This route does not accept that Content-Type.');
+    if (status === 415)
+      return new PerchError('unsupported_media_type', 'This route does not accept that Content-Type.');
     return new PerchError('bad_request', 'The request could not be understood.');
   }
   return new PerchError('internal', 'Something went wrong on our side. Quote the requestId if you report it.');
@@ -196,7 +211,10 @@ export function buildErrorHandler(store: StoreErrors) {
   return function handleError(this: unknown, error: unknown, request: FastifyRequest, reply: FastifyReply) {
     if (clientAborted(error, request)) {
       request.log.info({ code: (error as { code?: unknown }).code }, 'request aborted by the client');
-      return sendProblem(reply, new PerchError('bad_request', 'The client closed the connection before the request was complete.'));
+      return sendProblem(
+        reply,
+        new PerchError('bad_request', 'The client closed the connection before the request was complete.'),
+      );
     }
     const perchError = toPerchError(error, store);
     const status = statusOf(perchError.code);

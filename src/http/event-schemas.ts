@@ -4,29 +4,78 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { EVENT_TYPES } from '../domain/events.ts';
 import { literals, nullable, PlatformSchema } from './schemas.ts';
 
-const EventAccount = Type.Object({ id: Type.String(), platform: PlatformSchema, username: Type.String(), platformUserId: nullable(Type.String()) }, { description: 'The account the event is about, as it is after the change.' });
+const EventAccount = Type.Object(
+  { id: Type.String(), platform: PlatformSchema, username: Type.String(), platformUserId: nullable(Type.String()) },
+  { description: 'The account the event is about, as it is after the change.' },
+);
 const account = { account: EventAccount };
 const example = { id: 'acc_42', platform: 'x', username: 'jack', platformUserId: '12' };
 
 const DATA: Record<(typeof EVENT_TYPES)[number], TSchema> = {
-  'account.checked_first': Type.Object({ ...account, status: Type.String() }, { examples: [{ account: example, status: 'active' }] }),
-  'account.status_changed': Type.Object({ ...account, from: Type.String(), to: Type.String(), reason: nullable(Type.String()) }, { examples: [{ account: example, from: 'active', to: 'suspended', reason: 'User has been suspended' }] }),
-  'account.renamed': Type.Object({ ...account, from: Type.String(), to: Type.String() }, { examples: [{ account: { ...example, username: 'jack2' }, from: 'jack', to: 'jack2' }] }),
-  'account.followers_milestone': Type.Object({ ...account, milestone: Type.Integer(), followers: Type.Integer() }, { examples: [{ account: example, milestone: 10_000, followers: 10_012 }] }),
+  'account.checked_first': Type.Object(
+    { ...account, status: Type.String() },
+    { examples: [{ account: example, status: 'active' }] },
+  ),
+  'account.status_changed': Type.Object(
+    { ...account, from: Type.String(), to: Type.String(), reason: nullable(Type.String()) },
+    { examples: [{ account: example, from: 'active', to: 'suspended', reason: 'User has been suspended' }] },
+  ),
+  'account.renamed': Type.Object(
+    { ...account, from: Type.String(), to: Type.String() },
+    { examples: [{ account: { ...example, username: 'jack2' }, from: 'jack', to: 'jack2' }] },
+  ),
+  'account.followers_milestone': Type.Object(
+    { ...account, milestone: Type.Integer(), followers: Type.Integer() },
+    { examples: [{ account: example, milestone: 10_000, followers: 10_012 }] },
+  ),
   'account.followers_spike': Type.Object(
-    { ...account, change: Type.Integer({ description: 'Followers now minus then (negative for a fall).' }), percent: Type.Number(), windowHours: Type.Number(), followers: Type.Integer() },
+    {
+      ...account,
+      change: Type.Integer({ description: 'Followers now minus then (negative for a fall).' }),
+      percent: Type.Number(),
+      windowHours: Type.Number(),
+      followers: Type.Integer(),
+    },
     { examples: [{ account: example, change: 1_250, percent: 12.5, windowHours: 6, followers: 11_250 }] },
   ),
   'import.completed': Type.Object(
-    { importId: Type.String(), received: Type.Integer(), accepted: Type.Integer(), inserted: Type.Integer(), reactivated: Type.Integer(), alreadyTracked: Type.Integer(), duplicates: Type.Integer(), rejectedCount: Type.Integer() },
-    { examples: [{ importId: 'imp_0k3j5m2x8q1w9e7r4t6y', received: 5, accepted: 4, inserted: 4, reactivated: 0, alreadyTracked: 0, duplicates: 0, rejectedCount: 1 }] },
+    {
+      importId: Type.String(),
+      received: Type.Integer(),
+      accepted: Type.Integer(),
+      inserted: Type.Integer(),
+      reactivated: Type.Integer(),
+      alreadyTracked: Type.Integer(),
+      duplicates: Type.Integer(),
+      rejectedCount: Type.Integer(),
+    },
+    {
+      examples: [
+        {
+          importId: 'imp_0k3j5m2x8q1w9e7r4t6y',
+          received: 5,
+          accepted: 4,
+          inserted: 4,
+          reactivated: 0,
+          alreadyTracked: 0,
+          duplicates: 0,
+          rejectedCount: 1,
+        },
+      ],
+    },
   ),
-  'webhook.test': Type.Object({ webhookId: Type.String(), message: Type.String() }, { examples: [{ webhookId: 'wh_4f9x2k', message: 'This is a test event from perch.' }] }),
+  'webhook.test': Type.Object(
+    { webhookId: Type.String(), message: Type.String() },
+    { examples: [{ webhookId: 'wh_4f9x2k', message: 'This is a test event from perch.' }] },
+  ),
 };
 
 /** One component per event type, named like `Event.account.renamed`, listing its `data`. */
 export const EVENT_DATA_SCHEMAS = Object.entries(DATA).map(([type, data]) =>
-  Type.Object({ id: Type.String(), type: Type.Literal(type), createdAt: Type.String(), data }, { $id: `Event.${type}`, description: `The \`${type}\` event.` }),
+  Type.Object(
+    { id: Type.String(), type: Type.Literal(type), createdAt: Type.String(), data },
+    { $id: `Event.${type}`, description: `The \`${type}\` event.` },
+  ),
 );
 
 export const EventSchema = Type.Object(
@@ -34,7 +83,20 @@ export const EventSchema = Type.Object(
     id: Type.String({ description: 'evt_…: the same in the API, the stream and the webhook-id header.' }),
     type: literals(EVENT_TYPES),
     createdAt: Type.String(),
-    data: Type.Object({}, { additionalProperties: true, description: 'Depends on the type: see the Event.<type> schemas.' }),
+    data: Type.Object(
+      {},
+      { additionalProperties: true, description: 'Depends on the type: see the Event.<type> schemas.' },
+    ),
   },
-  { $id: 'Event', examples: [{ id: 'evt_2m4k8x0q1w9e7r4t6y3u', type: 'account.status_changed', createdAt: '2026-11-23T12:00:00.000Z', data: { account: example, from: 'active', to: 'suspended', reason: 'User has been suspended' } }] },
+  {
+    $id: 'Event',
+    examples: [
+      {
+        id: 'evt_2m4k8x0q1w9e7r4t6y3u',
+        type: 'account.status_changed',
+        createdAt: '2026-11-23T12:00:00.000Z',
+        data: { account: example, from: 'active', to: 'suspended', reason: 'User has been suspended' },
+      },
+    ],
+  },
 );

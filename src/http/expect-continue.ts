@@ -9,7 +9,8 @@ export function registerExpectContinue(app: FastifyInstance): void {
   app.server.on('checkContinue', (request, response) => app.server.emit('request', request, response));
   app.addHook('preParsing', async (request, reply, payload) => {
     const expect = request.headers.expect;
-    if (typeof expect === 'string' && expect.toLowerCase() === '100-continue' && !reply.raw.headersSent) reply.raw.writeContinue();
+    if (typeof expect === 'string' && expect.toLowerCase() === '100-continue' && !reply.raw.headersSent)
+      reply.raw.writeContinue();
     return payload;
   });
 }

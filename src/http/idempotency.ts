@@ -21,5 +21,11 @@ export function onceOf(request: FastifyRequest, requestHash: string, sealKey: Bu
   if (typeof header !== 'string' || !KEY_PATTERN.test(header)) {
     throw new PerchError('bad_request', 'Idempotency-Key must be 1-255 visible ASCII characters.');
   }
-  return { owner: principalOf(request).keyId, key: header, route: `${request.method} ${request.routeOptions.url ?? ''}`, requestHash, sealKey };
+  return {
+    owner: principalOf(request).keyId,
+    key: header,
+    route: `${request.method} ${request.routeOptions.url ?? ''}`,
+    requestHash,
+    sealKey,
+  };
 }

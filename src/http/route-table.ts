@@ -31,7 +31,13 @@ export function registerRouteTable(app: FastifyInstance): void {
     const access = route.config?.access;
     const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter((m) => m !== 'HEAD');
     for (const method of methods) {
-      routes.push({ method, url: route.url, get access() { return route.config?.access; } });
+      routes.push({
+        method,
+        url: route.url,
+        get access() {
+          return route.config?.access;
+        },
+      });
       router.on(method as HTTPMethod, route.url, () => {});
     }
     if (access !== undefined && access !== 'public' && route.schema) {
@@ -47,11 +53,17 @@ export function registerRouteTable(app: FastifyInstance): void {
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
-    const allowed = [...new Set(routes.filter((r) => router.find(r.method as HTTPMethod, path) !== null).map((r) => r.method))];
+    const allowed = [
+      ...new Set(routes.filter((r) => router.find(r.method as HTTPMethod, path) !== null).map((r) => r.method)),
+    ];
     // A route of this very method that still said "not found" (a missing static file) is a 404.
     if (allowed.length > 0 && !allowed.includes(request.method)) {
       if (allowed.includes('GET')) allowed.push('HEAD');
-      return sendProblem(reply, new PerchError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(', ')}.`), { allow: allowed.join(', ') });
+      return sendProblem(
+        reply,
+        new PerchError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(', ')}.`),
+        { allow: allowed.join(', ') },
+      );
     }
     return sendProblem(reply, new PerchError('not_found', `There is no route ${request.method} ${path}.`));
   });

@@ -5,7 +5,8 @@ import { PLATFORMS } from '../domain/platforms.ts';
 
 export const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 /** A string that is one of `values`, as a plain JSON Schema enum (typed, and cheap to validate). */
-export const literals = <const T extends readonly string[]>(values: T) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
+export const literals = <const T extends readonly string[]>(values: T) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
 
 export const ProblemSchema = Type.Object(
   {
@@ -21,7 +22,16 @@ export const ProblemSchema = Type.Object(
     $id: 'Problem',
     additionalProperties: true,
     description: 'RFC 9457 problem document; every error has this shape.',
-    examples: [{ type: 'urn:perch:problem:invalid-api-key', title: 'Unauthorized', status: 401, detail: 'The API key is not valid.', code: 'invalid_api_key', requestId: 'req-1' }],
+    examples: [
+      {
+        type: 'urn:perch:problem:invalid-api-key',
+        title: 'Unauthorized',
+        status: 401,
+        detail: 'The API key is not valid.',
+        code: 'invalid_api_key',
+        requestId: 'req-1',
+      },
+    ],
   },
 );
 
@@ -46,13 +56,18 @@ const MetricsSchema = Type.Object({
   observedAt: Type.String(),
 });
 
-const Count = <K extends string>(key: K) => Type.Object({ [key]: Type.String(), count: Type.Integer() } as Record<K, TSchema> & { count: TSchema });
+const Count = <K extends string>(key: K) =>
+  Type.Object({ [key]: Type.String(), count: Type.Integer() } as Record<K, TSchema> & { count: TSchema });
 
 /** The account analysis (see domain/analysis.ts for the definition of every figure). */
 const AnalysisSchema = Type.Object(
   {
     followers: Type.Object({
-      change1d: nullable(Type.Integer({ description: 'Followers now minus the last daily point at or before 1 day ago; null until tracked that long.' })),
+      change1d: nullable(
+        Type.Integer({
+          description: 'Followers now minus the last daily point at or before 1 day ago; null until tracked that long.',
+        }),
+      ),
       change7d: nullable(Type.Integer()),
       change30d: nullable(Type.Integer()),
       growthRate7d: nullable(Type.Number({ description: 'change7d ÷ followers 7 days ago × 100.' })),
@@ -60,15 +75,31 @@ const AnalysisSchema = Type.Object(
     activity: Type.Object({
       postsPerDay7d: Type.Number({ description: 'Own posts (not reposts) of the last 7 days ÷ 7.' }),
       lastPostAt: nullable(Type.String()),
-      activeHoursUtc: Type.Array(Type.Integer(), { minItems: 24, maxItems: 24, description: 'Own posts of the last 30 days per UTC hour.' }),
+      activeHoursUtc: Type.Array(Type.Integer(), {
+        minItems: 24,
+        maxItems: 24,
+        description: 'Own posts of the last 30 days per UTC hour.',
+      }),
     }),
     engagement: Type.Object({
       avgLikes: nullable(Type.Number()),
       avgReposts: nullable(Type.Number()),
       avgReplies: nullable(Type.Number()),
-      engagementRate: nullable(Type.Number({ description: 'Mean of (likes + reposts + replies + quotes) ÷ followers × 100 over own posts of the last 30 days.' })),
+      engagementRate: nullable(
+        Type.Number({
+          description:
+            'Mean of (likes + reposts + replies + quotes) ÷ followers × 100 over own posts of the last 30 days.',
+        }),
+      ),
       postsConsidered: Type.Integer(),
-      likesFirst24h: Type.Optional(nullable(Type.Number({ description: 'Mean likes at 24 h of age over the own posts of the last 30 days that were read then (see the posts history); null when none was.' }))),
+      likesFirst24h: Type.Optional(
+        nullable(
+          Type.Number({
+            description:
+              'Mean likes at 24 h of age over the own posts of the last 30 days that were read then (see the posts history); null when none was.',
+          }),
+        ),
+      ),
     }),
     content: Type.Object({
       topHashtags: Type.Array(Count('tag')),
@@ -97,7 +128,9 @@ const AnalysisSchema = Type.Object(
       { description: 'The 5 best own posts of the last 30 days.' },
     ),
     computedAt: Type.String(),
-    stale: Type.Boolean({ description: 'The metrics are older than twice the tracking interval (decided when the record is read).' }),
+    stale: Type.Boolean({
+      description: 'The metrics are older than twice the tracking interval (decided when the record is read).',
+    }),
   },
   { description: 'Growth, activity, engagement and content, recomputed after each check; null until the first check.' },
 );
@@ -139,7 +172,13 @@ export const AccountSchema = Type.Object(
         profile: null,
         metrics: null,
         analysis: null,
-        tracking: { trackedSince: '2026-11-23T12:00:00.000Z', lastCheckedAt: null, nextCheckAt: '2026-11-23T12:00:00.000Z', consecutiveFailures: 0, lastError: null },
+        tracking: {
+          trackedSince: '2026-11-23T12:00:00.000Z',
+          lastCheckedAt: null,
+          nextCheckAt: '2026-11-23T12:00:00.000Z',
+          consecutiveFailures: 0,
+          lastError: null,
+        },
         renames: [],
       },
     ],
@@ -148,6 +187,9 @@ export const AccountSchema = Type.Object(
 
 /** Problem responses a route may give, for its OpenAPI description: application/problem+json. */
 export function problems(...statuses: number[]) {
-  const problem = { description: ProblemSchema.description, content: { 'application/problem+json': { schema: Type.Ref('Problem') } } };
+  const problem = {
+    description: ProblemSchema.description,
+    content: { 'application/problem+json': { schema: Type.Ref('Problem') } },
+  };
   return Object.fromEntries(statuses.map((s) => [s, problem])) as Record<number, typeof problem>;
 }

@@ -27,7 +27,12 @@ export function registerShutdownGate(app: FastifyInstance): void {
     closing = true;
   });
   app.addHook('onRequest', async (_request, reply) => {
-    if (closing) return sendProblem(reply, new PerchError('shutting_down', 'The server is shutting down; retry on another instance or shortly.'), { connection: 'close', 'retry-after': '5' });
+    if (closing)
+      return sendProblem(
+        reply,
+        new PerchError('shutting_down', 'The server is shutting down; retry on another instance or shortly.'),
+        { connection: 'close', 'retry-after': '5' },
+      );
   });
 }
 
@@ -51,6 +56,13 @@ export function registerIdentityEncodingOnly(app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
     // Unknown paths keep their 404/405: there is no body to judge there.
     if (request.is404 || !hasBody(request) || !encoded(request)) return;
-    return sendProblem(reply, new PerchError('unsupported_media_type', 'Request bodies must not be compressed: send the body uncompressed, without Content-Encoding.'), { 'accept-encoding': 'identity' });
+    return sendProblem(
+      reply,
+      new PerchError(
+        'unsupported_media_type',
+        'Request bodies must not be compressed: send the body uncompressed, without Content-Encoding.',
+      ),
+      { 'accept-encoding': 'identity' },
+    );
   });
 }

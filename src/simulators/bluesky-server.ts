@@ -1,10 +1,21 @@
 // A local Bluesky AppView over real HTTP: getProfiles, getProfile, getAuthorFeed and getPosts in the XRPC
 // wire format of the lexicons (lexicons/app/bsky/{actor,feed}), with atproto's ratelimit-*
 // headers, scripted faults and a request log. The world it serves is scripted through BlueskyWorld.
+import { HANDLE, DID, AT_URI, xrpcError, type Answer } from './bluesky-xrpc.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { feedFilter, postView, profileViewBasic, profileViewDetailed } from './bluesky-views.ts';
 import { BlueskyWorld, firstOlder, type BlueskyPost, type BlueskyUser, type FeedEntry } from './bluesky-world.ts';
-import { applyFault, Faults, listen, RateWindows, realClock, sendJson, type FakeClock, type Listening, type LoggedRequest } from './fake-kit.ts';
+import {
+  applyFault,
+  Faults,
+  listen,
+  RateWindows,
+  realClock,
+  sendJson,
+  type FakeClock,
+  type Listening,
+  type LoggedRequest,
+} from './fake-kit.ts';
 
 export type BlueskyEndpoint = 'getProfiles' | 'getProfile' | 'getAuthorFeed' | 'getPosts';
 
@@ -20,19 +31,6 @@ const PATHS: Record<string, BlueskyEndpoint> = {
   '/xrpc/app.bsky.feed.getAuthorFeed': 'getAuthorFeed',
   '/xrpc/app.bsky.feed.getPosts': 'getPosts',
 };
-
-// at-identifier: a handle (https://atproto.com/specs/handle) or a DID (https://atproto.com/specs/did).
-const HANDLE = /^([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$/;
-const DID = /^did:[a-z]+:[a-zA-Z0-9._:%-]*[a-zA-Z0-9._-]$/;
-// at-uri as getPosts' `uris` takes it: at://<did or handle>/<collection>/<rkey> (https://atproto.com/specs/at-uri-scheme).
-const AT_URI = /^at:\/\/[^/\s]+(\/[a-zA-Z0-9.-]+(\/[^/\s]+)?)?$/;
-
-type Answer = { status: number; body: unknown };
-
-/** An XRPC error body; `InvalidRequest` is what xrpc-server's InvalidRequestError sends by default. */
-function xrpcError(status: number, message: string, error = 'InvalidRequest'): Answer {
-  return { status, body: { error, message } };
-}
 
 export class FakeBluesky extends BlueskyWorld {
   /** Base URL, e.g. http://127.0.0.1:41234. */
@@ -84,7 +82,14 @@ export class FakeBluesky extends BlueskyWorld {
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://fake.invalid');
-    const logged: LoggedRequest = { at: this.clock.now(), method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, status: 200 };
+    const logged: LoggedRequest = {
+      at: this.clock.now(),
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      status: 200,
+    };
     this.requests.push(logged);
     const fault = this.faults.next(url.pathname);
     if (fault) {
@@ -109,7 +114,8 @@ export class FakeBluesky extends BlueskyWorld {
       }
       if (window && !window.allowed) {
         this.tooManyRequests += 1;
-        if (this.rateLimitHeaders === 'retry-after') headers = { 'retry-after': String(Math.max(1, Math.ceil((window.state.resetAt - this.clock.now()) / 1000))) };
+        if (this.rateLimitHeaders === 'retry-after')
+          headers = { 'retry-after': String(Math.max(1, Math.ceil((window.state.resetAt - this.clock.now()) / 1000))) };
         answer = xrpcError(429, 'Rate Limit Exceeded', 'RateLimitExceeded');
       } else {
         answer = this.answer(endpoint, url.searchParams);
@@ -197,7 +203,8 @@ export class FakeBluesky extends BlueskyWorld {
     const items: unknown[] = [];
     // includePins puts the pinned post first on the first page, flagged reasonPin, and drops
     // it from that page only: later pages may still carry it.
-    const pinned = cursor === null && params.get('includePins') === 'true' && user.pinned !== null ? this.post(user.pinned) : null;
+    const pinned =
+      cursor === null && params.get('includePins') === 'true' && user.pinned !== null ? this.post(user.pinned) : null;
     if (pinned) items.push({ post: postView(pinned, user), reason: { $type: 'app.bsky.feed.defs#reasonPin' } });
     let last: FeedEntry | null = null;
     let i = start;
@@ -206,7 +213,8 @@ export class FakeBluesky extends BlueskyWorld {
       last = entry;
       const post = this.post(entry.postUri);
       const author = post ? this.users.get(post.did) : undefined;
-      if (!post || !author || !keep(entry, post) || (pinned && entry.repost === null && post.uri === pinned.uri)) continue;
+      if (!post || !author || !keep(entry, post) || (pinned && entry.repost === null && post.uri === pinned.uri))
+        continue;
       items.push(this.feedViewPost(entry, post, author, user));
     }
     const body: Record<string, unknown> = { feed: items };
@@ -220,11 +228,14 @@ export class FakeBluesky extends BlueskyWorld {
       const ref = (uri: string | null) => {
         const target = uri === null ? null : this.post(uri);
         const targetAuthor = target ? this.users.get(target.did) : undefined;
-        return target && targetAuthor ? { $type: 'app.bsky.feed.defs#postView', ...postView(target, targetAuthor) } : { $type: 'app.bsky.feed.defs#notFoundPost', uri, notFound: true };
+        return target && targetAuthor
+          ? { $type: 'app.bsky.feed.defs#postView', ...postView(target, targetAuthor) }
+          : { $type: 'app.bsky.feed.defs#notFoundPost', uri, notFound: true };
       };
       view.reply = { root: ref(post.replyRoot), parent: ref(post.replyParent) };
     }
-    if (entry.repost) view.reason = { $type: 'app.bsky.feed.defs#reasonRepost', by: profileViewBasic(owner), ...entry.repost };
+    if (entry.repost)
+      view.reason = { $type: 'app.bsky.feed.defs#reasonRepost', by: profileViewBasic(owner), ...entry.repost };
     return view;
   }
 }

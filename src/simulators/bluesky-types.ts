@@ -16,7 +16,12 @@ export interface NewUser {
   verified?: boolean;
 }
 
-export type UserPatch = Partial<Pick<BlueskyUser, 'displayName' | 'description' | 'avatar' | 'website' | 'followers' | 'follows' | 'posts' | 'verified'>>;
+export type UserPatch = Partial<
+  Pick<
+    BlueskyUser,
+    'displayName' | 'description' | 'avatar' | 'website' | 'followers' | 'follows' | 'posts' | 'verified'
+  >
+>;
 
 export interface BlueskyUser {
   did: string;

@@ -4,7 +4,10 @@ import type { BlueskyWorld } from './bluesky-world.ts';
 import type { BlueskyPost, BlueskyUser, FeedEntry } from './bluesky-types.ts';
 
 /** getAuthorFeed's `filter` (packages/bsky/src/api/app/bsky/feed/getAuthorFeed.ts); unknown values act as the default. */
-export function feedFilter(filter: string | null, world: BlueskyWorld): (entry: FeedEntry, post: BlueskyPost) => boolean {
+export function feedFilter(
+  filter: string | null,
+  world: BlueskyWorld,
+): (entry: FeedEntry, post: BlueskyPost) => boolean {
   switch (filter) {
     case 'posts_no_replies':
       return (entry, post) => entry.repost !== null || post.replyParent === null;
@@ -27,9 +30,20 @@ export function profileViewBasic(user: BlueskyUser): Record<string, unknown> {
     ...(user.avatar !== null && { avatar: user.avatar }),
     associated: { lists: 0, feedgens: 0, starterPacks: 0, labeler: false },
     viewer: { muted: false, blockedBy: false },
-    labels: user.labels.map((val) => ({ src: 'did:plc:ar7c4by46qjdydhdevvrndac', uri: user.did, val, cts: user.createdAt })),
+    labels: user.labels.map((val) => ({
+      src: 'did:plc:ar7c4by46qjdydhdevvrndac',
+      uri: user.did,
+      val,
+      cts: user.createdAt,
+    })),
     createdAt: user.createdAt,
-    ...(user.verified !== null && { verification: { verifications: [], verifiedStatus: user.verified ? 'valid' : 'none', trustedVerifierStatus: 'none' } }),
+    ...(user.verified !== null && {
+      verification: {
+        verifications: [],
+        verifiedStatus: user.verified ? 'valid' : 'none',
+        trustedVerifierStatus: 'none',
+      },
+    }),
   };
 }
 

@@ -3,6 +3,7 @@
 import type { FakeClock } from './fake-kit.ts';
 import { BASE32_SORT, base32, cidOf, digest, firstOlder } from './bluesky-ids.ts';
 import type { BlueskyPost, BlueskyUser, FeedEntry, NewPost, NewUser, PostPatch, UserPatch } from './bluesky-types.ts';
+import { richText } from './bluesky-richtext.ts';
 
 export type { BlueskyPost, BlueskyUser, FeedEntry, NewPost, NewUser, PostPatch, UserPatch } from './bluesky-types.ts';
 export { firstOlder } from './bluesky-ids.ts';
@@ -117,13 +118,21 @@ export class BlueskyWorld {
       const rkey = this.nextTid();
       const uri = `at://${did}/app.bsky.feed.repost/${rkey}`;
       const indexedAt = new Date(this.clock.now()).toISOString();
-      this.insert(did, { sortAt: this.clock.now(), seq: (this.seq += 1), postUri: original.uri, repost: { uri, cid: cidOf(uri), indexedAt } });
+      this.insert(did, {
+        sortAt: this.clock.now(),
+        seq: (this.seq += 1),
+        postUri: original.uri,
+        repost: { uri, cid: cidOf(uri), indexedAt },
+      });
       return original;
     }
     const rkey = this.nextTid();
     const uri = `at://${did}/app.bsky.feed.post/${rkey}`;
-    const { text, facets } = this.richText(input);
-    const parent = input.isReply || input.replyTo ? (input.replyTo ?? `at://${this.strangerDid()}/app.bsky.feed.post/${this.nextTid()}`) : null;
+    const { text, facets } = richText(input, (handle) => this.resolve(handle)?.did ?? null);
+    const parent =
+      input.isReply || input.replyTo
+        ? (input.replyTo ?? `at://${this.strangerDid()}/app.bsky.feed.post/${this.nextTid()}`)
+        : null;
     const indexedAt = new Date(this.clock.now()).toISOString();
     const post: BlueskyPost = {
       uri,
@@ -166,7 +175,11 @@ export class BlueskyWorld {
     const post = this.posts.get(uri);
     if (!post) throw new Error(`no post ${uri}`);
     this.posts.delete(uri);
-    for (const [did, feed] of this.feeds) this.feeds.set(did, feed.filter((entry) => entry.postUri !== uri));
+    for (const [did, feed] of this.feeds)
+      this.feeds.set(
+        did,
+        feed.filter((entry) => entry.postUri !== uri),
+      );
     const author = this.users.get(post.did);
     if (author) author.posts = Math.max(0, author.posts - 1);
   }
@@ -221,27 +234,5 @@ export class BlueskyWorld {
       value >>= 5n;
     }
     return out;
-  }
-
-  /** The text with every tag, mention and link present, and their facets over UTF-8 byte ranges. */
-  private richText(input: NewPost): { text: string; facets: unknown[] } {
-    let text = input.text;
-    const facets: unknown[] = [];
-    const add = (needle: string, feature: Record<string, unknown>) => {
-      let at = text.indexOf(needle);
-      if (at < 0) {
-        text = `${text} ${needle}`;
-        at = text.length - needle.length;
-      }
-      const byteStart = Buffer.byteLength(text.slice(0, at), 'utf8');
-      facets.push({ index: { byteStart, byteEnd: byteStart + Buffer.byteLength(needle, 'utf8') }, features: [feature] });
-    };
-    for (const tag of input.tags ?? []) add(`#${tag}`, { $type: 'app.bsky.richtext.facet#tag', tag });
-    for (const handle of input.mentions ?? []) {
-      const did = this.resolve(handle)?.did ?? `did:plc:${base32(digest(handle), 24)}`;
-      add(`@${handle}`, { $type: 'app.bsky.richtext.facet#mention', did });
-    }
-    for (const uri of input.links ?? []) add(uri, { $type: 'app.bsky.richtext.facet#link', uri });
-    return { text, facets };
   }
 }

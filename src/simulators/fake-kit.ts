@@ -122,7 +122,10 @@ export function applyFault(fault: Fault, res: ServerResponse, hanging: Set<Serve
 }
 
 /** Listens on 127.0.0.1 with a random port; close() also ends hanging requests and keep-alive sockets. */
-export async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void, hanging: Set<ServerResponse>): Promise<Listening & { server: Server }> {
+export async function listen(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  hanging: Set<ServerResponse>,
+): Promise<Listening & { server: Server }> {
   const server = createServer(handler);
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -139,8 +142,17 @@ export async function listen(handler: (req: IncomingMessage, res: ServerResponse
   };
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(text)),
+    ...headers,
+  });
   res.end(text);
 }

@@ -4,7 +4,11 @@ import type { XWorld } from './x-world.ts';
 import type { FakeXPost, FakeXUser } from './x-types.ts';
 
 /** A user as X v2 renders it: `id`, `name`, `username` always, the rest only when asked for. */
-export function userJson(user: FakeXUser, fields: ReadonlySet<string>, postCountField: 'tweet_count' | 'post_count'): Record<string, unknown> {
+export function userJson(
+  user: FakeXUser,
+  fields: ReadonlySet<string>,
+  postCountField: 'tweet_count' | 'post_count',
+): Record<string, unknown> {
   const out: Record<string, unknown> = { id: user.id, name: user.name, username: user.username };
   if (fields.has('created_at')) out.created_at = user.createdAt;
   if (fields.has('description')) out.description = user.description;
@@ -33,7 +37,14 @@ export function postJson(post: FakeXPost, fields: ReadonlySet<string>): Record<s
   if (fields.has('lang')) out.lang = post.lang;
   if (fields.has('author_id')) out.author_id = post.authorId;
   if (fields.has('public_metrics')) {
-    out.public_metrics = { retweet_count: post.reposts, reply_count: post.replies, like_count: post.likes, quote_count: post.quotes, bookmark_count: 0, impression_count: 0 };
+    out.public_metrics = {
+      retweet_count: post.reposts,
+      reply_count: post.replies,
+      like_count: post.likes,
+      quote_count: post.quotes,
+      bookmark_count: 0,
+      impression_count: 0,
+    };
   }
   const { hashtags, mentions, urls } = post.entities;
   // X omits `entities` (and each empty kind) when a post has none.
@@ -62,14 +73,36 @@ const NOT_FOUND_TYPE = 'https://api.twitter.com/2/problems/resource-not-found';
 
 /** X's per-item problems, sent inside a 200 next to (or instead of) `data`. */
 function notFound(parameter: string, value: string): Record<string, unknown> {
-  return { value, detail: `Could not find user with ${parameter}: [${value}].`, title: 'Not Found Error', resource_type: 'user', parameter, resource_id: value, type: NOT_FOUND_TYPE };
+  return {
+    value,
+    detail: `Could not find user with ${parameter}: [${value}].`,
+    title: 'Not Found Error',
+    resource_type: 'user',
+    parameter,
+    resource_id: value,
+    type: NOT_FOUND_TYPE,
+  };
 }
 function suspended(parameter: string, value: string): Record<string, unknown> {
-  return { parameter, resource_id: value, value, detail: `User has been suspended: [${value}].`, title: 'Forbidden', resource_type: 'user', type: NOT_FOUND_TYPE };
+  return {
+    parameter,
+    resource_id: value,
+    value,
+    detail: `User has been suspended: [${value}].`,
+    title: 'Forbidden',
+    resource_type: 'user',
+    type: NOT_FOUND_TYPE,
+  };
 }
 
 /** The 200 body of `/2/users/by` (by `usernames`) or `/2/users` (by `ids`); parameters already validated. */
-export function lookupBody(world: XWorld, endpoint: 'users_by' | 'users', query: URLSearchParams, postCountField: 'tweet_count' | 'post_count', onLookup: (user: FakeXUser) => void): Record<string, unknown> {
+export function lookupBody(
+  world: XWorld,
+  endpoint: 'users_by' | 'users',
+  query: URLSearchParams,
+  postCountField: 'tweet_count' | 'post_count',
+  onLookup: (user: FakeXUser) => void,
+): Record<string, unknown> {
   const parameter = endpoint === 'users_by' ? 'usernames' : 'ids';
   const fields = fieldSet(query.get('user.fields'));
   const data: Record<string, unknown>[] = [];
@@ -103,10 +136,34 @@ export function readPageToken(token: string): string | null {
 export function timelineBody(world: XWorld, userId: string, query: URLSearchParams): Record<string, unknown> {
   const user = world.usersById.get(userId);
   const problem = { value: userId, resource_type: 'user', parameter: 'id', resource_id: userId };
-  if (!user || user.state === 'removed') return { errors: [{ ...problem, detail: `Could not find user with id: [${userId}].`, title: 'Not Found Error', type: NOT_FOUND_TYPE }] };
-  if (user.state === 'suspended') return { errors: [{ ...problem, detail: `User has been suspended: [${userId}].`, title: 'Forbidden', type: NOT_FOUND_TYPE }] };
+  if (!user || user.state === 'removed')
+    return {
+      errors: [
+        {
+          ...problem,
+          detail: `Could not find user with id: [${userId}].`,
+          title: 'Not Found Error',
+          type: NOT_FOUND_TYPE,
+        },
+      ],
+    };
+  if (user.state === 'suspended')
+    return {
+      errors: [
+        { ...problem, detail: `User has been suspended: [${userId}].`, title: 'Forbidden', type: NOT_FOUND_TYPE },
+      ],
+    };
   if (user.protected) {
-    return { errors: [{ ...problem, detail: `Sorry, you are not authorized to see the user with id: [${userId}].`, title: 'Authorization Error', type: 'https://api.twitter.com/2/problems/not-authorized-for-resource' }] };
+    return {
+      errors: [
+        {
+          ...problem,
+          detail: `Sorry, you are not authorized to see the user with id: [${userId}].`,
+          title: 'Authorization Error',
+          type: 'https://api.twitter.com/2/problems/not-authorized-for-resource',
+        },
+      ],
+    };
   }
   const max = Number(query.get('max_results') ?? 10);
   const sinceId = query.get('since_id');
@@ -130,7 +187,12 @@ export function timelineBody(world: XWorld, userId: string, query: URLSearchPara
   const first = page[0];
   const last = page[page.length - 1];
   if (!first || !last) return { meta: { result_count: 0 } };
-  const meta = { result_count: page.length, newest_id: first.id, oldest_id: last.id, ...(more ? { next_token: pageToken(last.id) } : {}) };
+  const meta = {
+    result_count: page.length,
+    newest_id: first.id,
+    oldest_id: last.id,
+    ...(more ? { next_token: pageToken(last.id) } : {}),
+  };
   return { data: page.map((post) => postJson(post, fields)), meta };
 }
 
@@ -152,9 +214,19 @@ export function tweetsBody(world: XWorld, query: URLSearchParams): Record<string
     const author = post === undefined ? undefined : world.usersById.get(post.authorId);
     const problem = { value: id, resource_type: 'tweet', parameter: 'ids', resource_id: id };
     if (!post || !author || author.state !== 'active') {
-      errors.push({ ...problem, detail: `Could not find tweet with ids: [${id}].`, title: 'Not Found Error', type: NOT_FOUND_TYPE });
+      errors.push({
+        ...problem,
+        detail: `Could not find tweet with ids: [${id}].`,
+        title: 'Not Found Error',
+        type: NOT_FOUND_TYPE,
+      });
     } else if (author.protected) {
-      errors.push({ ...problem, detail: `Sorry, you are not authorized to see the Tweet with ids: [${id}].`, title: 'Authorization Error', type: 'https://api.twitter.com/2/problems/not-authorized-for-resource' });
+      errors.push({
+        ...problem,
+        detail: `Sorry, you are not authorized to see the Tweet with ids: [${id}].`,
+        title: 'Authorization Error',
+        type: 'https://api.twitter.com/2/problems/not-authorized-for-resource',
+      });
     } else {
       data.push(postJson(post, fields));
     }

@@ -1,15 +1,34 @@
 // A local X API v2 over real HTTP for tests, the demo and benchmarks: `GET /2/users/by`,
 // `GET /2/users`, `GET /2/users/:id/tweets` and `GET /2/tweets` in X's wire format (https://api.x.com/2/openapi.json),
 // with bearer auth, per-endpoint rate limits, scripted faults and a request log.
+import { badParameters } from './x-parameters.ts';
+import type { XEndpoint } from './x-types.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { applyFault, Faults, listen, RateWindows, realClock, sendJson, type FakeClock, type LoggedRequest } from './fake-kit.ts';
-import { fieldSet, lookupBody, readPageToken, timelineBody, tweetsBody } from './x-render.ts';
-import { ID_PATTERN, USERNAME_PATTERN, XWorld, type FakeXPost, type FakeXUser, type NewXPost, type NewXUser, type XPostPatch, type XUserPatch } from './x-world.ts';
+import {
+  applyFault,
+  Faults,
+  listen,
+  RateWindows,
+  realClock,
+  sendJson,
+  type FakeClock,
+  type LoggedRequest,
+} from './fake-kit.ts';
+import { lookupBody, timelineBody, tweetsBody } from './x-render.ts';
+import {
+  XWorld,
+  type FakeXPost,
+  type FakeXUser,
+  type NewXPost,
+  type NewXUser,
+  type XPostPatch,
+  type XUserPatch,
+} from './x-world.ts';
 
 export type { FakeXPost, FakeXUser, NewXPost, NewXUser, XPostPatch, XUserPatch } from './x-world.ts';
 
 /** The rate-limited endpoints: `/2/users/by`, `/2/users`, `/2/users/:id/tweets`, `/2/tweets`. */
-export type XEndpoint = 'users_by' | 'users' | 'tweets' | 'tweets_by_ids';
+export type { XEndpoint } from './x-types.ts';
 
 export interface FakeXOptions {
   clock?: FakeClock;
@@ -61,7 +80,11 @@ const UNAUTHORIZED = { title: 'Unauthorized', type: 'about:blank', status: 401, 
 const TOO_MANY_REQUESTS = { title: 'Too Many Requests', detail: 'Too Many Requests', type: 'about:blank', status: 429 };
 const NOT_FOUND = { title: 'Not Found Error', type: 'about:blank', status: 404, detail: 'Not Found' };
 const PROBLEM = { 'content-type': 'application/problem+json' };
-const ENDPOINTS: Readonly<Record<string, XEndpoint>> = { '/2/users/by': 'users_by', '/2/users': 'users', '/2/tweets': 'tweets_by_ids' };
+const ENDPOINTS: Readonly<Record<string, XEndpoint>> = {
+  '/2/users/by': 'users_by',
+  '/2/users': 'users',
+  '/2/tweets': 'tweets_by_ids',
+};
 
 export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
   const clock = options.clock ?? realClock;
@@ -98,7 +121,8 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
     }
     if (window && !window.allowed) {
       tooManyRequests += 1;
-      if (fake.rateLimitHeaders === 'retry-after') headers['retry-after'] = String(Math.max(1, Math.ceil((window.state.resetAt - clock.now()) / 1000)));
+      if (fake.rateLimitHeaders === 'retry-after')
+        headers['retry-after'] = String(Math.max(1, Math.ceil((window.state.resetAt - clock.now()) / 1000)));
       return send(429, TOO_MANY_REQUESTS, { ...headers, ...PROBLEM });
     }
 
@@ -112,7 +136,14 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
 
   const server = await listen((req, res) => {
     const url = new URL(req.url ?? '/', 'http://fake-x.invalid');
-    const entry: LoggedRequest = { at: clock.now(), method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, status: 0 };
+    const entry: LoggedRequest = {
+      at: clock.now(),
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      status: 0,
+    };
     requests.push(entry);
     const fault = faults.next(url.pathname);
     entry.status = fault ? applyFault(fault, res, hanging) : answer(req, res, url);
@@ -148,56 +179,4 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
     deletePost: (id) => world.deletePost(id),
   };
   return fake;
-}
-
-// Request validation, worded as X words its 400 `invalid-request` problems: one error per bad value,
-// `parameters` holding the raw parameter, `message` naming the value.
-const USER_FIELDS = 'affiliation,connection_status,created_at,description,entities,id,is_identity_verified,location,most_recent_tweet_id,name,parody,pinned_tweet_id,profile_banner_url,profile_image_url,protected,public_metrics,receives_your_dm,subscription,subscription_type,url,username,verified,verified_followers_count,verified_type,withheld';
-const TWEET_FIELDS = 'article,attachments,author_id,card_uri,community_id,context_annotations,conversation_id,created_at,display_text_range,edit_controls,edit_history_tweet_ids,entities,geo,id,in_reply_to_user_id,lang,media_metadata,non_public_metrics,note_tweet,organic_metrics,possibly_sensitive,promoted_metrics,public_metrics,referenced_tweets,reply_settings,scopes,source,text,withheld';
-const ALLOWED: Record<XEndpoint, string[]> = {
-  users_by: ['usernames', 'expansions', 'tweet.fields', 'user.fields'],
-  users: ['ids', 'expansions', 'tweet.fields', 'user.fields'],
-  tweets_by_ids: ['ids', 'expansions', 'tweet.fields', 'user.fields', 'media.fields', 'place.fields', 'poll.fields'],
-  tweets: ['since_id', 'until_id', 'max_results', 'pagination_token', 'exclude', 'start_time', 'end_time', 'expansions', 'tweet.fields', 'user.fields', 'media.fields', 'place.fields', 'poll.fields'],
-};
-
-interface ParameterError {
-  parameters: Record<string, string[]>;
-  message: string;
-}
-
-function badParameters(endpoint: XEndpoint, query: URLSearchParams, pathId: string | null): Record<string, unknown> | null {
-  const errors: ParameterError[] = [];
-  const error = (name: string, raw: string, message: string): void => {
-    errors.push({ parameters: { [name]: [raw] }, message });
-  };
-  for (const [name, raw] of query) {
-    if (!ALLOWED[endpoint].includes(name)) error(name, raw, `The query parameter [${name}] is not one of [${ALLOWED[endpoint].join(',')}]`);
-  }
-  for (const [name, valid] of [['user.fields', USER_FIELDS], ['tweet.fields', TWEET_FIELDS]] as const) {
-    const raw = query.get(name);
-    for (const field of fieldSet(raw)) {
-      if (!valid.split(',').includes(field)) error(name, raw ?? '', `The \`${name}\` query parameter value [${field}] is not one of [${valid}]`);
-    }
-  }
-  if (endpoint === 'tweets') {
-    if (pathId !== null && !ID_PATTERN.test(pathId)) error('id', pathId, `The \`id\` query parameter value [${pathId}] does not match ${ID_PATTERN.source}`);
-    const max = query.get('max_results');
-    if (max !== null && !(/^[0-9]+$/.test(max) && Number(max) >= 5 && Number(max) <= 100)) error('max_results', max, `The \`max_results\` query parameter value [${max}] is not between 5 and 100`);
-    const since = query.get('since_id');
-    if (since !== null && !ID_PATTERN.test(since)) error('since_id', since, `The \`since_id\` query parameter value [${since}] does not match ${ID_PATTERN.source}`);
-    const token = query.get('pagination_token');
-    if (token !== null && readPageToken(token) === null) error('pagination_token', token, `The \`pagination_token\` query parameter value [${token}] is not valid`);
-  } else {
-    // `/2/tweets` takes `ids` as `/2/users` does: 1 to 100 numeric ids.
-    const name = endpoint === 'users_by' ? 'usernames' : 'ids';
-    const pattern = endpoint === 'users_by' ? USERNAME_PATTERN : ID_PATTERN;
-    const raw = query.get(name) ?? '';
-    const values = raw === '' ? [] : raw.split(',');
-    if (values.length === 0) error(name, raw, `The \`${name}\` query parameter can not be empty`);
-    else if (values.length > 100) error(name, raw, `The number of values in the \`${name}\` query parameter list [${values.length}] is not between 1 and 100`);
-    else for (const value of values) if (!pattern.test(value)) error(name, raw, `The \`${name}\` query parameter value [${value}] does not match ${pattern.source}`);
-  }
-  if (errors.length === 0) return null;
-  return { errors, title: 'Invalid Request', detail: 'One or more parameters to your request was invalid.', type: 'https://api.twitter.com/2/problems/invalid-request' };
 }

@@ -85,3 +85,6 @@ export interface FakeXPost {
 
 /** What changes on a post after it is published: its counts (and, rarely, an edit of its text). */
 export type XPostPatch = Partial<Pick<FakeXPost, 'likes' | 'reposts' | 'replies' | 'quotes' | 'text'>>;
+
+/** The endpoints the local X server answers, each with its own rate-limit window. */
+export type XEndpoint = 'users_by' | 'users' | 'tweets' | 'tweets_by_ids';

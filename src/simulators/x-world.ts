@@ -25,7 +25,8 @@ export class XWorld {
   }
 
   addUser(input: NewXUser): FakeXUser {
-    if (!USERNAME_PATTERN.test(input.username)) throw new Error(`fake X: "${input.username}" is not a valid X username`);
+    if (!USERNAME_PATTERN.test(input.username))
+      throw new Error(`fake X: "${input.username}" is not a valid X username`);
     const key = input.username.toLowerCase();
     if (this.idByName.has(key)) throw new Error(`fake X: the username ${input.username} is taken`);
     const id = input.id ?? String(this.nextUserId++);
@@ -77,7 +78,8 @@ export class XWorld {
     const user = this.user(id);
     const key = newName.toLowerCase();
     if (!USERNAME_PATTERN.test(newName)) throw new Error(`fake X: "${newName}" is not a valid X username`);
-    if (this.idByName.has(key) && this.idByName.get(key) !== id) throw new Error(`fake X: the username ${newName} is taken`);
+    if (this.idByName.has(key) && this.idByName.get(key) !== id)
+      throw new Error(`fake X: the username ${newName} is taken`);
     this.idByName.delete(user.username.toLowerCase());
     this.idByName.set(key, id);
     user.username = newName;
@@ -126,7 +128,13 @@ export class XWorld {
     const urls = (input.urls ?? []).map((expanded, i) => {
       const short = `https://t.co/${id.slice(-6)}${i}`;
       const start = place(short);
-      return { start, end: start + short.length, url: short, expanded_url: expanded, display_url: expanded.replace(/^https?:\/\//, '').slice(0, 26) };
+      return {
+        start,
+        end: start + short.length,
+        url: short,
+        expanded_url: expanded,
+        display_url: expanded.replace(/^https?:\/\//, '').slice(0, 26),
+      };
     });
     const post: FakeXPost = {
       id,

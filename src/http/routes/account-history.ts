@@ -19,12 +19,19 @@ const CSV_CHUNK = 10_000;
 const CSV_HEADER = ['observed_at', 'username', 'display_name', 'followers', 'following', 'posts', 'listed'];
 
 const Params = Type.Object({ platform: PlatformSchema, username: Type.String({ minLength: 1, maxLength: 300 }) });
-const Instant = (description: string) => Type.String({ format: 'date-time', maxLength: 64, description, examples: ['2026-11-01T00:00:00Z'] });
+const Instant = (description: string) =>
+  Type.String({ format: 'date-time', maxLength: 64, description, examples: ['2026-11-01T00:00:00Z'] });
 const Query = Type.Object(
   {
     from: Type.Optional(Instant('Earliest observation, inclusive (ISO 8601 date-time with a time zone).')),
     to: Type.Optional(Instant('Latest observation, inclusive (ISO 8601 date-time with a time zone).')),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: CSV_MAX, description: `JSON: 1-${JSON_MAX} (${JSON_DEFAULT}). CSV: 1-${CSV_MAX} (${CSV_MAX}).` })),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: CSV_MAX,
+        description: `JSON: 1-${JSON_MAX} (${JSON_DEFAULT}). CSV: 1-${CSV_MAX} (${CSV_MAX}).`,
+      }),
+    ),
     cursor: Type.Optional(Type.String({ maxLength: 1_000 })),
     format: Type.Optional(literals(['json', 'csv'] as const)),
   },
@@ -42,12 +49,27 @@ const HistoryPage = Type.Object(
   {
     data: Type.Array(Point),
     nextCursor: Type.Union([Type.String(), Type.Null()]),
-    bucket: Type.String({ description: 'Width of a history bucket: at most one snapshot per bucket, the latest check in it.' }),
+    bucket: Type.String({
+      description: 'Width of a history bucket: at most one snapshot per bucket, the latest check in it.',
+    }),
   },
-  { examples: [{ data: [{ at: '2026-11-23T12:00:04.000Z', followers: 1200, following: 310, posts: 5400, listed: 12 }], nextCursor: null, bucket: '1h' }] },
+  {
+    examples: [
+      {
+        data: [{ at: '2026-11-23T12:00:04.000Z', followers: 1200, following: 310, posts: 5400, listed: 12 }],
+        nextCursor: null,
+        bucket: '1h',
+      },
+    ],
+  },
 );
 
-const UNITS = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1_000]] as const;
+const UNITS = [
+  ['d', 86_400_000],
+  ['h', 3_600_000],
+  ['m', 60_000],
+  ['s', 1_000],
+] as const;
 
 /** `3600000` → `1h`, `900000` → `15m`: the largest unit that divides the width exactly. */
 function describeBucket(ms: number): string {
@@ -60,9 +82,13 @@ function instant(field: 'from' | 'to', value: string | undefined): number | unde
   if (value === undefined) return undefined;
   const ms = Date.parse(value);
   if (Number.isNaN(ms)) {
-    throw new PerchError('validation_failed', `The request querystring is invalid: ${field} is not a date-time this service can read.`, {
-      errors: [{ field: `querystring/${field}`, message: 'must be an ISO 8601 date-time with a time zone' }],
-    });
+    throw new PerchError(
+      'validation_failed',
+      `The request querystring is invalid: ${field} is not a date-time this service can read.`,
+      {
+        errors: [{ field: `querystring/${field}`, message: 'must be an ISO 8601 date-time with a time zone' }],
+      },
+    );
   }
   return ms;
 }
@@ -74,7 +100,13 @@ function nextLink(request: FastifyRequest, cursor: string): string {
   return `<${url.pathname}${url.search}>; rel="next"`;
 }
 
-const point = (p: HistoryPoint) => ({ at: new Date(p.observedAt).toISOString(), followers: p.followers, following: p.following, posts: p.posts, listed: p.listed });
+const point = (p: HistoryPoint) => ({
+  at: new Date(p.observedAt).toISOString(),
+  followers: p.followers,
+  following: p.following,
+  posts: p.posts,
+  listed: p.listed,
+});
 
 export default async function accountHistoryRoutes(root: FastifyInstance, deps: AppDeps) {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
@@ -107,30 +139,59 @@ export default async function accountHistoryRoutes(root: FastifyInstance, deps: 
       const from = instant('from', query.from);
       const to = instant('to', query.to);
       if (from !== undefined && to !== undefined && from > to) {
-        throw new PerchError('invalid_time_range', `from (${query.from}) is after to (${query.to}); swap them or leave one out.`);
+        throw new PerchError(
+          'invalid_time_range',
+          `from (${query.from}) is after to (${query.to}); swap them or leave one out.`,
+        );
       }
       const csv = query.format === 'csv';
       if (!csv && query.limit !== undefined && query.limit > JSON_MAX) {
-        throw new PerchError('validation_failed', `The request querystring is invalid: limit is 1-${JSON_MAX} for JSON (up to ${CSV_MAX} with format=csv).`, {
-          errors: [{ field: 'querystring/limit', message: `must be <= ${JSON_MAX}` }],
-        });
+        throw new PerchError(
+          'validation_failed',
+          `The request querystring is invalid: limit is 1-${JSON_MAX} for JSON (up to ${CSV_MAX} with format=csv).`,
+          {
+            errors: [{ field: 'querystring/limit', message: `must be <= ${JSON_MAX}` }],
+          },
+        );
       }
       const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, 'history', ['int'] as const)[0];
-      const range = { ...(from !== undefined ? { from } : {}), ...(to !== undefined ? { to } : {}), ...(after !== undefined ? { after } : {}) };
+      const range = {
+        ...(from !== undefined ? { from } : {}),
+        ...(to !== undefined ? { to } : {}),
+        ...(after !== undefined ? { after } : {}),
+      };
 
       if (!csv) {
         const page = await historyPage(deps, ref, range, query.limit ?? JSON_DEFAULT);
         const last = page.points.at(-1);
-        return { data: page.points.map(point), nextCursor: page.more && last ? encodeCursor(['history', last.bucket]) : null, bucket };
+        return {
+          data: page.points.map(point),
+          nextCursor: page.more && last ? encodeCursor(['history', last.bucket]) : null,
+          bucket,
+        };
       }
 
       const account = await historyExport(deps, ref, range, query.limit ?? CSV_MAX, CSV_CHUNK);
       const lines = [csvRow(CSV_HEADER)];
-      for (const p of account.points) lines.push(csvRow([new Date(p.observedAt).toISOString(), account.username, account.displayName, p.followers, p.following, p.posts, p.listed]));
+      for (const p of account.points)
+        lines.push(
+          csvRow([
+            new Date(p.observedAt).toISOString(),
+            account.username,
+            account.displayName,
+            p.followers,
+            p.following,
+            p.posts,
+            p.listed,
+          ]),
+        );
       const end = account.points.at(-1)?.bucket ?? after;
       if (account.more && end !== undefined) reply.header('link', nextLink(request, encodeCursor(['history', end])));
       const filename = `${account.platform}-${account.username}-history.csv`.replace(/[^A-Za-z0-9._-]/g, '_');
-      return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${filename}"`).send(lines.join(''));
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${filename}"`)
+        .send(lines.join(''));
     },
   });
 }

@@ -19,7 +19,13 @@ const Query = Type.Object(
 );
 
 const Metrics = Type.Object({
-  age: Type.Union([Type.Literal('1h'), Type.Literal('6h'), Type.Literal('24h'), Type.Literal('72h'), Type.Literal('7d')]),
+  age: Type.Union([
+    Type.Literal('1h'),
+    Type.Literal('6h'),
+    Type.Literal('24h'),
+    Type.Literal('72h'),
+    Type.Literal('7d'),
+  ]),
   observedAt: Type.String(),
   likes: Type.Integer(),
   reposts: Type.Integer(),
@@ -36,13 +42,23 @@ const Post = Type.Object({
   sentiment: nullable(Type.Number({ description: 'Sentiment score of the text, -1 (negative) to 1 (positive).' })),
   isRepost: Type.Boolean(),
   isReply: Type.Boolean(),
-  metrics: Type.Object({ likes: Type.Integer(), reposts: Type.Integer(), replies: Type.Integer(), quotes: Type.Integer() }),
+  metrics: Type.Object({
+    likes: Type.Integer(),
+    reposts: Type.Integer(),
+    replies: Type.Integer(),
+    quotes: Type.Integer(),
+  }),
   metricsObservedAt: Type.String({ description: 'When `metrics` were last read from the platform.' }),
   status: Type.Union([Type.Literal('live'), Type.Literal('deleted'), Type.Literal('hidden')], {
-    description: '`deleted`: the platform says the post is gone; `hidden`: it withholds it (a protected author, a moderation label). `metrics` are then the last ones read.',
+    description:
+      '`deleted`: the platform says the post is gone; `hidden`: it withholds it (a protected author, a moderation label). `metrics` are then the last ones read.',
   }),
   statusSince: nullable(Type.String({ description: 'When the post was first found deleted or hidden.' })),
-  metricsHistory: Type.Array(Metrics, { maxItems: 5, description: 'The metrics at fixed ages (1h, 6h, 24h, 72h, 7d), each read at or shortly after that age; an age is missing when no check fell then.' }),
+  metricsHistory: Type.Array(Metrics, {
+    maxItems: 5,
+    description:
+      'The metrics at fixed ages (1h, 6h, 24h, 72h, 7d), each read at or shortly after that age; an age is missing when no check fell then.',
+  }),
   hashtags: Type.Array(Type.String()),
   mentions: Type.Array(Type.String()),
   domains: Type.Array(Type.String()),
@@ -54,11 +70,25 @@ const PostsPage = Type.Object(
       {
         data: [
           {
-            id: '1861000000000000000', createdAt: '2026-11-23T11:58:00.000Z', text: 'Shipping today #launch', url: 'https://x.com/jack/status/1861000000000000000',
-            lang: 'en', sentiment: 0.4, isRepost: false, isReply: false, metrics: { likes: 120, reposts: 14, replies: 9, quotes: 2 },
-            metricsObservedAt: '2026-11-24T13:02:00.000Z', status: 'live', statusSince: null,
-            metricsHistory: [{ age: '1h', observedAt: '2026-11-23T13:02:00.000Z', likes: 31, reposts: 4, replies: 2, quotes: 0 }, { age: '24h', observedAt: '2026-11-24T12:02:00.000Z', likes: 118, reposts: 14, replies: 9, quotes: 2 }],
-            hashtags: ['launch'], mentions: [], domains: [],
+            id: '1861000000000000000',
+            createdAt: '2026-11-23T11:58:00.000Z',
+            text: 'Shipping today #launch',
+            url: 'https://x.com/jack/status/1861000000000000000',
+            lang: 'en',
+            sentiment: 0.4,
+            isRepost: false,
+            isReply: false,
+            metrics: { likes: 120, reposts: 14, replies: 9, quotes: 2 },
+            metricsObservedAt: '2026-11-24T13:02:00.000Z',
+            status: 'live',
+            statusSince: null,
+            metricsHistory: [
+              { age: '1h', observedAt: '2026-11-23T13:02:00.000Z', likes: 31, reposts: 4, replies: 2, quotes: 0 },
+              { age: '24h', observedAt: '2026-11-24T12:02:00.000Z', likes: 118, reposts: 14, replies: 9, quotes: 2 },
+            ],
+            hashtags: ['launch'],
+            mentions: [],
+            domains: [],
           },
         ],
         nextCursor: null,
@@ -86,7 +116,10 @@ export default async function accountPostsRoutes(root: FastifyInstance, deps: Ap
     handler: async (request) => {
       const { platform, username } = request.params;
       const ref = accountRef(username, platform, deps.config.defaultPlatform);
-      const before = request.query.cursor === undefined ? undefined : decodeCursor(request.query.cursor, 'posts', ['int', 'text'] as const);
+      const before =
+        request.query.cursor === undefined
+          ? undefined
+          : decodeCursor(request.query.cursor, 'posts', ['int', 'text'] as const);
       const page = await listAccountPosts(deps, ref, request.query.limit ?? 20, before);
       return { data: page.data, nextCursor: page.more && page.last ? encodeCursor(['posts', ...page.last]) : null };
     },

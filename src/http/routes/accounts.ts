@@ -15,12 +15,18 @@ const MAX_BATCH = 100;
 
 const Query = Type.Object(
   {
-    username: Type.Optional(Type.String({ minLength: 1, maxLength: 300, description: 'One account: a username, @name, profile URL or DID.' })),
-    usernames: Type.Optional(Type.String({ minLength: 1, maxLength: 30_000, description: `Up to ${MAX_BATCH} usernames, comma-separated.` })),
+    username: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 300, description: 'One account: a username, @name, profile URL or DID.' }),
+    ),
+    usernames: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 30_000, description: `Up to ${MAX_BATCH} usernames, comma-separated.` }),
+    ),
     platform: Type.Optional(PlatformSchema),
     status: Type.Optional(literals(ACCOUNT_STATUSES)),
     tag: Type.Optional(Type.String({ pattern: TAG_PATTERN.source })),
-    q: Type.Optional(Type.String({ minLength: 1, maxLength: 253, pattern: PLAIN_TEXT_PATTERN, description: 'Username prefix.' })),
+    q: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 253, pattern: PLAIN_TEXT_PATTERN, description: 'Username prefix.' }),
+    ),
     sort: Type.Optional(literals(ACCOUNT_SORTS)),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
     cursor: Type.Optional(Type.String({ maxLength: 1_000 })),
@@ -29,7 +35,10 @@ const Query = Type.Object(
 );
 
 const Batch = Type.Object({ data: Type.Array(Type.Ref('Account')), missing: Type.Array(Type.String()) });
-const Page = Type.Object({ data: Type.Array(Type.Ref('Account')), nextCursor: Type.Union([Type.String(), Type.Null()]) });
+const Page = Type.Object({
+  data: Type.Array(Type.Ref('Account')),
+  nextCursor: Type.Union([Type.String(), Type.Null()]),
+});
 
 export default async function accountRoutes(root: FastifyInstance, deps: AppDeps) {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
@@ -57,10 +66,15 @@ export default async function accountRoutes(root: FastifyInstance, deps: AppDeps
       if (query.username !== undefined && query.usernames !== undefined) {
         throw new PerchError('bad_request', 'Send either username or usernames, not both.');
       }
-      if (query.username !== undefined) return getAccount(deps, accountRef(query.username, query.platform, deps.config.defaultPlatform));
+      if (query.username !== undefined)
+        return getAccount(deps, accountRef(query.username, query.platform, deps.config.defaultPlatform));
       if (query.usernames !== undefined) {
-        const names = query.usernames.split(',').map((n) => n.trim()).filter((n) => n !== '');
-        if (names.length === 0 || names.length > MAX_BATCH) throw new PerchError('bad_request', `usernames takes 1 to ${MAX_BATCH} names.`);
+        const names = query.usernames
+          .split(',')
+          .map((n) => n.trim())
+          .filter((n) => n !== '');
+        if (names.length === 0 || names.length > MAX_BATCH)
+          throw new PerchError('bad_request', `usernames takes 1 to ${MAX_BATCH} names.`);
         return getAccounts(deps, names, query.platform);
       }
       const sort: AccountSort = query.sort ?? 'username';

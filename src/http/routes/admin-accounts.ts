@@ -15,16 +15,27 @@ import { AccountSchema, PlatformSchema, problems } from '../schemas.ts';
 const Params = Type.Object({ platform: PlatformSchema, username: Type.String({ minLength: 1, maxLength: 300 }) });
 const Change = Type.Object(
   {
-    paused: Type.Optional(Type.Boolean({ description: 'true pauses tracking; false resumes it (the account is checked soon after).' })),
-    tags: Type.Optional(Type.Array(Type.String({ pattern: TAG_PATTERN.source }), { maxItems: MAX_TAGS, uniqueItems: true, description: 'Replaces the tags.' })),
-    note: Type.Optional(Type.Union([Type.String({ maxLength: MAX_NOTE_LENGTH, pattern: FREE_TEXT_PATTERN }), Type.Null()])),
+    paused: Type.Optional(
+      Type.Boolean({ description: 'true pauses tracking; false resumes it (the account is checked soon after).' }),
+    ),
+    tags: Type.Optional(
+      Type.Array(Type.String({ pattern: TAG_PATTERN.source }), {
+        maxItems: MAX_TAGS,
+        uniqueItems: true,
+        description: 'Replaces the tags.',
+      }),
+    ),
+    note: Type.Optional(
+      Type.Union([Type.String({ maxLength: MAX_NOTE_LENGTH, pattern: FREE_TEXT_PATTERN }), Type.Null()]),
+    ),
   },
   { additionalProperties: false, minProperties: 1, examples: [{ paused: true }, { tags: ['founders', 'press'] }] },
 );
 
 export default async function adminAccountRoutes(root: FastifyInstance, deps: AppDeps) {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
-  const refOf = (params: { platform: Platform; username: string }) => accountRef(params.username, params.platform, deps.config.defaultPlatform);
+  const refOf = (params: { platform: Platform; username: string }) =>
+    accountRef(params.username, params.platform, deps.config.defaultPlatform);
 
   app.patch('/api/admin/accounts/:platform/:username', {
     config: { access: 'admin' },
@@ -45,12 +56,19 @@ export default async function adminAccountRoutes(root: FastifyInstance, deps: Ap
     config: { access: 'admin' },
     schema: {
       summary: 'Stop tracking an account',
-      description: 'Stops tracking. The history is kept (a later import reactivates the account) unless `purge=true`, which deletes the account and everything kept about it.',
+      description:
+        'Stops tracking. The history is kept (a later import reactivates the account) unless `purge=true`, which deletes the account and everything kept about it.',
       tags: ['accounts'],
       params: Params,
-      querystring: Type.Object({ purge: Type.Optional(Type.Boolean({ default: false })) }, { additionalProperties: false }),
+      querystring: Type.Object(
+        { purge: Type.Optional(Type.Boolean({ default: false })) },
+        { additionalProperties: false },
+      ),
       response: {
-        200: Type.Object({ success: Type.Literal(true), purged: Type.Boolean() }, { examples: [{ success: true, purged: false }] }),
+        200: Type.Object(
+          { success: Type.Literal(true), purged: Type.Boolean() },
+          { examples: [{ success: true, purged: false }] },
+        ),
         ...problems(400, 401, 403, 404, 429),
       },
     },
@@ -76,19 +94,28 @@ export default async function adminAccountRoutes(root: FastifyInstance, deps: Ap
       config: { access: 'admin' },
       schema: {
         summary: 'Check an account now',
-        description: 'Makes the account due at once and wakes the tracker; the check itself happens in the background (202). No body is needed (an empty body or `{}` is accepted). A paused account is refused with 409 `account_paused`: resume it with PATCH first.',
+        description:
+          'Makes the account due at once and wakes the tracker; the check itself happens in the background (202). No body is needed (an empty body or `{}` is accepted). A paused account is refused with 409 `account_paused`: resume it with PATCH first.',
         tags: ['accounts'],
         params: Params,
         response: {
-          202: Type.Object({ success: Type.Literal(true), account: Type.Ref('Account') }, { examples: [{ success: true, account: AccountSchema.examples[0] }] }),
+          202: Type.Object(
+            { success: Type.Literal(true), account: Type.Ref('Account') },
+            { examples: [{ success: true, account: AccountSchema.examples[0] }] },
+          ),
           ...problems(400, 401, 403, 404, 409, 415, 429),
         },
       },
       // Checked by hand rather than with a body schema, which OpenAPI would turn into a required body.
       preValidation: async (request) => {
         const body: unknown = request.body;
-        const empty = body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
-        if (!empty) throw new PerchError('validation_failed', 'The request body is invalid: refresh takes no body (or `{}`).', { errors: [{ field: 'body', message: 'must be empty or {}' }] });
+        const empty =
+          body === undefined ||
+          (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0);
+        if (!empty)
+          throw new PerchError('validation_failed', 'The request body is invalid: refresh takes no body (or `{}`).', {
+            errors: [{ field: 'body', message: 'must be empty or {}' }],
+          });
       },
       handler: async (request, reply) => {
         const account = await refreshAccount(deps, refOf(request.params), actorOf(request));

@@ -11,7 +11,8 @@ import { hashRequest, onceOf } from '../idempotency.ts';
 import { literals, problems } from '../schemas.ts';
 
 // One line of text, not blank, without control characters.
-const text = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern: '^(?=.*\\S)[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]+$' });
+const text = (max: number) =>
+  Type.String({ minLength: 1, maxLength: max, pattern: '^(?=.*\\S)[^\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]+$' });
 const nullableString = Type.Union([Type.String(), Type.Null()]);
 
 const KeyFields = {
@@ -23,8 +24,21 @@ const KeyFields = {
   createdAt: Type.String(),
   expiresAt: nullableString,
 };
-const ApiKeyView = Type.Object({ ...KeyFields, createdBy: nullableString, revokedAt: nullableString, lastUsedAt: nullableString });
-const keyExample = { id: 'key_0k3j5m2x8q1w9e7r4t6y', role: 'app', username: 'bob', name: null, start: 'perch_3xK9', createdAt: '2026-11-23T12:00:00.000Z', expiresAt: null };
+const ApiKeyView = Type.Object({
+  ...KeyFields,
+  createdBy: nullableString,
+  revokedAt: nullableString,
+  lastUsedAt: nullableString,
+});
+const keyExample = {
+  id: 'key_0k3j5m2x8q1w9e7r4t6y',
+  role: 'app',
+  username: 'bob',
+  name: null,
+  start: 'perch_3xK9',
+  createdAt: '2026-11-23T12:00:00.000Z',
+  expiresAt: null,
+};
 
 const CreateBody = Type.Object(
   {
@@ -36,7 +50,11 @@ const CreateBody = Type.Object(
   { additionalProperties: false, examples: [{ role: 'app', username: 'bob' }] },
 );
 const Created = Type.Object(
-  { success: Type.Literal(true), apiKey: Type.String({ description: 'The key itself: shown this once, never again.' }), ...KeyFields },
+  {
+    success: Type.Literal(true),
+    apiKey: Type.String({ description: 'The key itself: shown this once, never again.' }),
+    ...KeyFields,
+  },
   { examples: [{ success: true, apiKey: 'perch_3xK9…', ...keyExample }] },
 );
 
@@ -59,10 +77,20 @@ export default async function apiKeyRoutes(root: FastifyInstance, deps: AppDeps)
       const expiresAt = body.expiresAt === undefined ? null : Date.parse(body.expiresAt);
       // date-time admits forms Date cannot read (a leap second `23:59:60`): refuse rather than never expire.
       if (expiresAt !== null && !Number.isFinite(expiresAt)) {
-        throw new PerchError('validation_failed', 'expiresAt is not a date this server can read; use e.g. 2030-01-31T00:00:00Z.', { errors: [{ field: 'body/expiresAt', message: 'is not a readable date' }] });
+        throw new PerchError(
+          'validation_failed',
+          'expiresAt is not a date this server can read; use e.g. 2030-01-31T00:00:00Z.',
+          { errors: [{ field: 'body/expiresAt', message: 'is not a readable date' }] },
+        );
       }
       const once = onceOf(request, hashRequest(JSON.stringify(body)), deps.sealKey);
-      const input = { role: body.role, username: body.username, name: body.name ?? null, expiresAt, actor: actorOf(request) };
+      const input = {
+        role: body.role,
+        username: body.username,
+        name: body.name ?? null,
+        expiresAt,
+        actor: actorOf(request),
+      };
       const result = await issueApiKey(deps.store, deps.keyHashSecret, deps.clock, input, once);
       const created = result.body;
       if (result.replayed) reply.header('idempotent-replayed', 'true');
@@ -84,7 +112,8 @@ export default async function apiKeyRoutes(root: FastifyInstance, deps: AppDeps)
     config: { access: 'admin' },
     schema: {
       summary: 'List API keys',
-      description: 'Lists keys by id, without their secret. Revoked keys are left out unless `includeRevoked=true`. Pages of `limit` keys; pass `nextCursor` back as `cursor`.',
+      description:
+        'Lists keys by id, without their secret. Revoked keys are left out unless `includeRevoked=true`. Pages of `limit` keys; pass `nextCursor` back as `cursor`.',
       tags: ['keys'],
       querystring: Type.Object(
         {
@@ -97,7 +126,14 @@ export default async function apiKeyRoutes(root: FastifyInstance, deps: AppDeps)
       response: {
         200: Type.Object(
           { data: Type.Array(ApiKeyView), nextCursor: nullableString },
-          { examples: [{ data: [{ ...keyExample, createdBy: 'key_env_admin', revokedAt: null, lastUsedAt: null }], nextCursor: null }] },
+          {
+            examples: [
+              {
+                data: [{ ...keyExample, createdBy: 'key_env_admin', revokedAt: null, lastUsedAt: null }],
+                nextCursor: null,
+              },
+            ],
+          },
         ),
         ...problems(400, 401, 403, 429),
       },
@@ -121,14 +157,20 @@ export default async function apiKeyRoutes(root: FastifyInstance, deps: AppDeps)
       tags: ['keys'],
       params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
       response: {
-        200: Type.Object({ success: Type.Literal(true), id: Type.String(), revokedAt: Type.String() }, { examples: [{ success: true, id: keyExample.id, revokedAt: '2026-11-24T08:00:00.000Z' }] }),
+        200: Type.Object(
+          { success: Type.Literal(true), id: Type.String(), revokedAt: Type.String() },
+          { examples: [{ success: true, id: keyExample.id, revokedAt: '2026-11-24T08:00:00.000Z' }] },
+        ),
         ...problems(401, 403, 404, 409, 429),
       },
     },
     handler: async (request) => {
       const { id } = request.params;
       const undo = deps.authenticator.beginRevocation(id);
-      const { revokedAt } = await revokeKey(deps.store, deps.clock, id, { actor: actorOf(request), envAdminConfigured: deps.config.adminApiKey !== null }).catch((error: unknown) => {
+      const { revokedAt } = await revokeKey(deps.store, deps.clock, id, {
+        actor: actorOf(request),
+        envAdminConfigured: deps.config.adminApiKey !== null,
+      }).catch((error: unknown) => {
         undo();
         throw error;
       });

@@ -35,24 +35,53 @@ export default async function eventStreamRoutes(root: FastifyInstance, deps: App
         {
           after: Type.Optional(Type.String({ maxLength: 200 })),
           ...EventFilters,
-          maxSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 3_600, default: 300, description: 'The stream ends after this long; EventSource reconnects by itself with Last-Event-ID.' })),
+          maxSeconds: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 3_600,
+              default: 300,
+              description: 'The stream ends after this long; EventSource reconnects by itself with Last-Event-ID.',
+            }),
+          ),
         },
         { additionalProperties: false },
       ),
       produces: ['text/event-stream'],
-      response: { 200: { description: 'A stream of events.', content: { 'text/event-stream': { schema: Type.String({ examples: ['id: WyJldmVudHMiLDQyXQ\nevent: account.renamed\ndata: {"id":"evt_…","type":"account.renamed",…}\n\n'] }) } } }, ...problems(400, 401, 429) },
+      response: {
+        200: {
+          description: 'A stream of events.',
+          content: {
+            'text/event-stream': {
+              schema: Type.String({
+                examples: [
+                  'id: WyJldmVudHMiLDQyXQ\nevent: account.renamed\ndata: {"id":"evt_…","type":"account.renamed",…}\n\n',
+                ],
+              }),
+            },
+          },
+        },
+        ...problems(400, 401, 429),
+      },
     },
     handler: async (request, reply) => {
       const resumeFrom = request.headers['last-event-id'] ?? request.query.after;
       // Checked before the stream opens, so a bad cursor or filter is a plain 400.
       const filters = eventFilters(request.query);
-      let after = resumeFrom !== undefined && resumeFrom !== '' ? readEventCursor(resumeFrom) : await currentEventPosition(deps.store);
+      let after =
+        resumeFrom !== undefined && resumeFrom !== ''
+          ? readEventCursor(resumeFrom)
+          : await currentEventPosition(deps.store);
       const stop = new AbortController();
       open.add(stop);
       const ends = setTimeout(() => stop.abort(), (request.query.maxSeconds ?? 300) * 1_000);
       reply.hijack();
       const res = reply.raw;
-      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      });
       // retry: how long EventSource waits before it reconnects after the stream ends.
       res.write(': perch events\nretry: 1000\n\n');
       request.raw.on('close', () => stop.abort());
@@ -60,7 +89,8 @@ export default async function eventStreamRoutes(root: FastifyInstance, deps: App
       try {
         while (!stop.signal.aborted) {
           const page = await readEvents(deps.store, { after, limit: PAGE, ...filters });
-          for (const { seq, ...event } of page.data) res.write(`id: ${eventCursor(seq)}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+          for (const { seq, ...event } of page.data)
+            res.write(`id: ${eventCursor(seq)}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
           after = page.nextSeq;
           if (page.data.length === PAGE) continue;
           if (Date.now() - quietSince >= KEEPALIVE_MS) {

@@ -4,20 +4,49 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { PLATFORMS } from '../../domain/platforms.ts';
 import { LOST_AFTER_MS } from '../../domain/tracker-status.ts';
-import { pingStore, readTrackerCounts, type TrackerCounts, type TrackerProcess } from '../../services/tracker-health.ts';
+import {
+  pingStore,
+  readTrackerCounts,
+  type TrackerCounts,
+  type TrackerProcess,
+} from '../../services/tracker-health.ts';
 import { createSnapshotCache } from '../../services/snapshot-cache.ts';
 import { webhooksHealth } from '../../services/webhooks-health.ts';
 import type { AppDeps } from '../deps.ts';
 
-const Check = Type.Object({ status: Type.Union([Type.Literal('pass'), Type.Literal('warn'), Type.Literal('fail')]) }, { additionalProperties: true });
+const Check = Type.Object(
+  { status: Type.Union([Type.Literal('pass'), Type.Literal('warn'), Type.Literal('fail')]) },
+  { additionalProperties: true },
+);
 const Health = Type.Object(
   {
     status: Type.Union([Type.Literal('pass'), Type.Literal('warn'), Type.Literal('fail')]),
     version: Type.String(),
-    role: Type.String({ description: 'What this process runs: serve (API and tracker), api, or worker (tracker only).' }),
+    role: Type.String({
+      description: 'What this process runs: serve (API and tracker), api, or worker (tracker only).',
+    }),
     checks: Type.Object({ store: Check, tracker: Check, webhooks: Type.Optional(Check) }),
   },
-  { examples: [{ status: 'pass', version: '0.1.0', role: 'serve', checks: { store: { status: 'pass', observedMs: 1 }, tracker: { status: 'pass', enabled: true, running: true, lastTickAt: '2026-11-23T12:00:00.000Z', due: 0, platforms: {} } } }] },
+  {
+    examples: [
+      {
+        status: 'pass',
+        version: '0.1.0',
+        role: 'serve',
+        checks: {
+          store: { status: 'pass', observedMs: 1 },
+          tracker: {
+            status: 'pass',
+            enabled: true,
+            running: true,
+            lastTickAt: '2026-11-23T12:00:00.000Z',
+            due: 0,
+            platforms: {},
+          },
+        },
+      },
+    ],
+  },
 );
 
 const STORE_TIMEOUT_MS = 2_000;
@@ -52,9 +81,18 @@ function trackerCheck(deps: AppDeps, counts: TrackerCounts) {
   const trackers = trackerList(counts.trackers, deps.clock.now());
   // A lost tracker matters while it may still hold leases: until they expire, its batches wait.
   const now = deps.clock.now();
-  const lost = counts.trackers.filter((t) => t.stoppedAt === null && now - t.seenAt > LOST_AFTER_MS && now - t.seenAt <= deps.config.trackLeaseMs + LOST_AFTER_MS);
-  if (lost.length > 0) notes.push(`${lost.length} tracker(s) not heard of for over ${LOST_AFTER_MS / 1000} s (${lost.map((t) => t.owner).join(', ')}): the accounts they held wait for their leases to expire`);
-  if (deps.config.xBearerToken === null && counts.xTracked) notes.push('X accounts are tracked but X_BEARER_TOKEN is not set: they are not checked');
+  const lost = counts.trackers.filter(
+    (t) =>
+      t.stoppedAt === null &&
+      now - t.seenAt > LOST_AFTER_MS &&
+      now - t.seenAt <= deps.config.trackLeaseMs + LOST_AFTER_MS,
+  );
+  if (lost.length > 0)
+    notes.push(
+      `${lost.length} tracker(s) not heard of for over ${LOST_AFTER_MS / 1000} s (${lost.map((t) => t.owner).join(', ')}): the accounts they held wait for their leases to expire`,
+    );
+  if (deps.config.xBearerToken === null && counts.xTracked)
+    notes.push('X accounts are tracked but X_BEARER_TOKEN is not set: they are not checked');
   const status = deps.tracker?.status() ?? null;
   const platforms: Record<string, unknown> = {};
   for (const platform of PLATFORMS) {
@@ -62,7 +100,14 @@ function trackerCheck(deps: AppDeps, counts: TrackerCounts) {
     if (lane?.pauseReason) notes.push(`${platform} paused until ${lane.pausedUntil}: ${lane.pauseReason}`);
     platforms[platform] = {
       due: counts.due[platform] ?? 0,
-      ...(lane ? { configured: lane.configured, pausedUntil: lane.pausedUntil, rateLimit: { lookup: lane.lookup, posts: lane.posts }, readBudget: lane.budget } : {}),
+      ...(lane
+        ? {
+            configured: lane.configured,
+            pausedUntil: lane.pausedUntil,
+            rateLimit: { lookup: lane.lookup, posts: lane.posts },
+            readBudget: lane.budget,
+          }
+        : {}),
     };
   }
   return {
@@ -81,7 +126,10 @@ function trackerCheck(deps: AppDeps, counts: TrackerCounts) {
 async function withTimeout(work: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([work, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('store timeout')), ms)))]);
+    await Promise.race([
+      work,
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('store timeout')), ms))),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -104,7 +152,8 @@ export default async function healthRoutes(app: FastifyInstance, deps: AppDeps) 
     config: { access: 'public', rateLimit: false },
     schema: {
       summary: 'Readiness',
-      description: 'Whether this process can serve: the store answers, and the state of the tracker. 200 for pass and warn, 503 for fail. Content type application/health+json.',
+      description:
+        'Whether this process can serve: the store answers, and the state of the tracker. 200 for pass and warn, 503 for fail. Content type application/health+json.',
       tags: ['health'],
       response: { 200: Health, 503: Health },
     },
@@ -116,16 +165,29 @@ export default async function healthRoutes(app: FastifyInstance, deps: AppDeps) 
       );
       const observedMs = Math.round(performance.now() - started);
       const unknown = { status: 'warn' as const, enabled: deps.tracker !== null };
-      const tracker = store === 'pass' ? await counts.get().then((c) => trackerCheck(deps, c), () => unknown) : unknown;
-      const webhooks = store === 'pass' ? await readWebhooks().catch(() => ({ status: 'warn' as const })) : { status: 'warn' as const };
-      const status = store === 'fail' ? 'fail' : tracker.status === 'warn' || webhooks.status === 'warn' ? 'warn' : 'pass';
+      const tracker =
+        store === 'pass'
+          ? await counts.get().then(
+              (c) => trackerCheck(deps, c),
+              () => unknown,
+            )
+          : unknown;
+      const webhooks =
+        store === 'pass'
+          ? await readWebhooks().catch(() => ({ status: 'warn' as const }))
+          : { status: 'warn' as const };
+      const status =
+        store === 'fail' ? 'fail' : tracker.status === 'warn' || webhooks.status === 'warn' ? 'warn' : 'pass';
       const body = {
         status,
         version: deps.version,
         role: deps.role,
         checks: { store: { status: store, observedMs }, tracker, webhooks },
       };
-      return reply.code(status === 'fail' ? 503 : 200).type('application/health+json').send(body);
+      return reply
+        .code(status === 'fail' ? 503 : 200)
+        .type('application/health+json')
+        .send(body);
     },
   });
 

@@ -23,8 +23,18 @@ const ImportView = Type.Object({
   durationMs: Type.Integer(),
 });
 const importExample = {
-  id: 'imp_8d2kq0c1m3x5z7b9n4v6', createdAt: '2026-11-23T12:00:00.000Z', createdBy: 'key_env_admin', source: 'json',
-  received: 3, accepted: 3, inserted: 3, reactivated: 0, alreadyTracked: 0, duplicates: 0, rejectedCount: 0, durationMs: 12,
+  id: 'imp_8d2kq0c1m3x5z7b9n4v6',
+  createdAt: '2026-11-23T12:00:00.000Z',
+  createdBy: 'key_env_admin',
+  source: 'json',
+  received: 3,
+  accepted: 3,
+  inserted: 3,
+  reactivated: 0,
+  alreadyTracked: 0,
+  duplicates: 0,
+  rejectedCount: 0,
+  durationMs: 12,
 };
 
 export default async function importRoutes(root: FastifyInstance, deps: AppDeps) {
@@ -37,20 +47,33 @@ export default async function importRoutes(root: FastifyInstance, deps: AppDeps)
       description: 'Every import, newest first, with who sent it and its counts. Pass `nextCursor` back as `cursor`.',
       tags: ['accounts'],
       querystring: Type.Object(
-        { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })), cursor: Type.Optional(Type.String({ maxLength: 500 })) },
+        {
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
+          cursor: Type.Optional(Type.String({ maxLength: 500 })),
+        },
         { additionalProperties: false },
       ),
       response: {
-        200: Type.Object({ data: Type.Array(ImportView), nextCursor: Type.Union([Type.String(), Type.Null()]) }, { examples: [{ data: [importExample], nextCursor: null }] }),
+        200: Type.Object(
+          { data: Type.Array(ImportView), nextCursor: Type.Union([Type.String(), Type.Null()]) },
+          { examples: [{ data: [importExample], nextCursor: null }] },
+        ),
         ...problems(400, 401, 403, 429),
       },
     },
     handler: async (request) => {
       const limit = request.query.limit ?? 50;
-      const before = request.query.cursor === undefined ? undefined : decodeCursor(request.query.cursor, 'imports', ['int', 'text'] as const);
+      const before =
+        request.query.cursor === undefined
+          ? undefined
+          : decodeCursor(request.query.cursor, 'imports', ['int', 'text'] as const);
       const data = await listImportPage(deps.store, limit, before);
       const last = data.at(-1);
-      return { data, nextCursor: data.length === limit && last ? encodeCursor(['imports', Date.parse(last.createdAt), last.id]) : null };
+      return {
+        data,
+        nextCursor:
+          data.length === limit && last ? encodeCursor(['imports', Date.parse(last.createdAt), last.id]) : null,
+      };
     },
   });
 
@@ -60,7 +83,10 @@ export default async function importRoutes(root: FastifyInstance, deps: AppDeps)
       summary: 'Audit log',
       description: 'The latest admin actions (key creation and revocation, imports, account changes), newest first.',
       tags: ['keys'],
-      querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) }, { additionalProperties: false }),
+      querystring: Type.Object(
+        { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })) },
+        { additionalProperties: false },
+      ),
       response: {
         200: Type.Object(
           {
@@ -75,7 +101,22 @@ export default async function importRoutes(root: FastifyInstance, deps: AppDeps)
               }),
             ),
           },
-          { examples: [{ data: [{ id: 1, at: '2026-11-23T12:00:00.000Z', actor: 'key_env_admin', action: 'api_key.create', target: 'key_0k3j5m2x8q1w9e7r4t6y', detail: { role: 'app' } }] }] },
+          {
+            examples: [
+              {
+                data: [
+                  {
+                    id: 1,
+                    at: '2026-11-23T12:00:00.000Z',
+                    actor: 'key_env_admin',
+                    action: 'api_key.create',
+                    target: 'key_0k3j5m2x8q1w9e7r4t6y',
+                    detail: { role: 'app' },
+                  },
+                ],
+              },
+            ],
+          },
         ),
         ...problems(400, 401, 403, 429),
       },

@@ -18,7 +18,12 @@ const CSV_TYPES = ['text/csv', 'text/plain', 'application/csv'];
 /** Long imports log their progress every this many rows. */
 const PROGRESS_EVERY = 100_000;
 
-const Rejection = Type.Object({ line: Type.Integer(), value: Type.String(), code: Type.String(), reason: Type.String() });
+const Rejection = Type.Object({
+  line: Type.Integer(),
+  value: Type.String(),
+  code: Type.String(),
+  reason: Type.String(),
+});
 const Report = Type.Object(
   {
     success: Type.Literal(true),
@@ -45,7 +50,14 @@ const Report = Type.Object(
         reactivated: 0,
         alreadyTracked: 0,
         duplicates: 1,
-        rejected: [{ line: 5, value: 'bad name!', code: 'invalid_username', reason: 'X usernames are 1-15 letters, digits or _' }],
+        rejected: [
+          {
+            line: 5,
+            value: 'bad name!',
+            code: 'invalid_username',
+            reason: 'X usernames are 1-15 letters, digits or _',
+          },
+        ],
         rejectedCount: 1,
         rejectedTruncated: false,
         warnings: [],
@@ -54,7 +66,11 @@ const Report = Type.Object(
   },
 );
 const JsonBody = Type.Object(
-  { file: Type.String({ description: 'The CSV text itself, or a data URL (data:text/csv;base64,…). Never read as a path.' }) },
+  {
+    file: Type.String({
+      description: 'The CSV text itself, or a data URL (data:text/csv;base64,…). Never read as a path.',
+    }),
+  },
   { additionalProperties: false, examples: [{ file: 'username\njack\n@alice\nhttps://x.com/bob\n' }] },
 );
 
@@ -87,7 +103,10 @@ function malformedMultipart(error: unknown): unknown {
 }
 
 /** The multipart parser cuts a file at the size limit without an error; make the cut an error. */
-async function* refuseTruncated(file: AsyncIterable<Buffer> & { truncated: boolean }, maxBytes: number): AsyncIterable<Buffer> {
+async function* refuseTruncated(
+  file: AsyncIterable<Buffer> & { truncated: boolean },
+  maxBytes: number,
+): AsyncIterable<Buffer> {
   try {
     for await (const chunk of file) yield chunk;
   } catch (error) {
@@ -96,12 +115,16 @@ async function* refuseTruncated(file: AsyncIterable<Buffer> & { truncated: boole
   if (file.truncated) throw importTooLarge(maxBytes);
 }
 
-async function csvSource(request: FastifyRequest, maxBytes: number): Promise<{ source: string | AsyncIterable<Buffer | string>; form: string }> {
+async function csvSource(
+  request: FastifyRequest,
+  maxBytes: number,
+): Promise<{ source: string | AsyncIterable<Buffer | string>; form: string }> {
   if (request.isMultipart()) {
     const part = await request.file().catch((error: unknown) => {
       throw malformedMultipart(error);
     });
-    if (!part || part.fieldname !== 'file') throw new PerchError('missing_file', 'Send the CSV as a multipart file part named "file".');
+    if (!part || part.fieldname !== 'file')
+      throw new PerchError('missing_file', 'Send the CSV as a multipart file part named "file".');
     return { source: refuseTruncated(part.file, maxBytes), form: 'multipart' };
   }
   const body = request.body;
@@ -109,8 +132,12 @@ async function csvSource(request: FastifyRequest, maxBytes: number): Promise<{ s
     if (body.file.startsWith('data:')) return { source: decodeDataUrl(body.file, maxBytes), form: 'data-url' };
     return { source: body.file, form: 'json' };
   }
-  if (body !== null && typeof body === 'object' && typeof (body as Readable).pipe === 'function') return { source: body as Readable, form: 'text/csv' };
-  throw new PerchError('missing_file', 'Send {"file": "<CSV text>"} as JSON, the CSV itself as text/csv, or a multipart part named "file".');
+  if (body !== null && typeof body === 'object' && typeof (body as Readable).pipe === 'function')
+    return { source: body as Readable, form: 'text/csv' };
+  throw new PerchError(
+    'missing_file',
+    'Send {"file": "<CSV text>"} as JSON, the CSV itself as text/csv, or a multipart part named "file".',
+  );
 }
 
 export default async function insertRoutes(app: FastifyInstance, deps: AppDeps) {
@@ -119,7 +146,9 @@ export default async function insertRoutes(app: FastifyInstance, deps: AppDeps) 
   await app.register(multipart, { limits: { fileSize: config.maxImportBytes, files: 1, fields: 10, parts: 11 } });
   // The JSON form past its body limit is the same refusal as an oversized file in any other form.
   app.setErrorHandler((error) => {
-    throw (error as { code?: unknown }).code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? importTooLarge(config.maxImportBytes) : error;
+    throw (error as { code?: unknown }).code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+      ? importTooLarge(config.maxImportBytes)
+      : error;
   });
   app.addContentTypeParser(CSV_TYPES, (request, payload, done) => {
     const declared = Number(request.headers['content-length'] ?? 0);
@@ -157,11 +186,19 @@ export default async function insertRoutes(app: FastifyInstance, deps: AppDeps) 
         request.log.info({ written, total }, 'import progress');
       };
       const once = onceOf(request, hash.digest('hex'), deps.sealKey);
-      const result = await commitImportOnce(deps.store, plan, { actor: actorOf(request), source: form, clock: deps.clock, onProgress }, once);
+      const result = await commitImportOnce(
+        deps.store,
+        plan,
+        { actor: actorOf(request), source: form, clock: deps.clock, onProgress },
+        once,
+      );
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       // New accounts are due at once: wake the tracker in this process (others poll).
       if (result.body.inserted + result.body.reactivated > 0) deps.tracker?.notify();
-      request.log.info({ importId: result.body.importId, inserted: result.body.inserted, rejected: result.body.rejectedCount }, 'import committed');
+      request.log.info(
+        { importId: result.body.importId, inserted: result.body.inserted, rejected: result.body.rejectedCount },
+        'import committed',
+      );
       return reply.code(200).send(result.body);
     },
   });

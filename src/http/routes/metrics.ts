@@ -36,13 +36,19 @@ export default async function metricsRoutes(app: FastifyInstance, options: AppDe
       response: {
         200: Type.String({
           description: 'Prometheus text exposition format (version 0.0.4).',
-          examples: ['# HELP perch_accounts Tracked accounts by platform and status.\n# TYPE perch_accounts gauge\nperch_accounts{platform="x",status="active"} 1180\n'],
+          examples: [
+            '# HELP perch_accounts Tracked accounts by platform and status.\n# TYPE perch_accounts gauge\nperch_accounts{platform="x",status="active"} 1180\n',
+          ],
         }),
       },
     },
     handler: async (request, reply) => {
       if (key !== null && !presentsKey(request, key)) {
-        return sendProblem(reply, new PerchError('invalid_api_key', 'Send the metrics key as `Authorization: Bearer <METRICS_KEY>`.'), { 'www-authenticate': 'Bearer realm="perch-metrics"' });
+        return sendProblem(
+          reply,
+          new PerchError('invalid_api_key', 'Send the metrics key as `Authorization: Bearer <METRICS_KEY>`.'),
+          { 'www-authenticate': 'Bearer realm="perch-metrics"' },
+        );
       }
       return reply.type(deps.metrics.contentType).send(await deps.metrics.metrics());
     },

@@ -3,51 +3,33 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { TAG_PATTERN } from '../../domain/account.ts';
-import { EVENT_TYPES } from '../../domain/events.ts';
-import { changeWebhook, createWebhook, deliveriesOf, getWebhook, listWebhookViews, removeWebhook, rotateSecret, sendTestEvent, toView, type WebhookDeps } from '../../services/webhooks.ts';
+import {
+  changeWebhook,
+  createWebhook,
+  deliveriesOf,
+  getWebhook,
+  listWebhookViews,
+  removeWebhook,
+  rotateSecret,
+  sendTestEvent,
+  toView,
+  type WebhookDeps,
+} from '../../services/webhooks.ts';
 import { actorOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
-import { literals, nullable, problems } from '../schemas.ts';
+import { nullable, problems } from '../schemas.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
-
-const Types = Type.Array(literals(['*', ...EVENT_TYPES]), { minItems: 1, maxItems: EVENT_TYPES.length + 1, description: 'Event types, or ["*"] for all.' });
-const Tags = Type.Array(Type.String({ pattern: TAG_PATTERN.source, maxLength: 64 }), { maxItems: 50, description: 'Only events about accounts with one of these tags (and no event without an account).' });
-const Url = Type.String({ minLength: 1, maxLength: 2_000, description: 'http or https; private addresses are refused unless WEBHOOK_ALLOW_PRIVATE=true.' });
-const Description = Type.String({ maxLength: 500 });
-const Id = Type.Object({ id: Type.String({ maxLength: 64 }) });
-
-const example = { id: 'wh_4f9x2k0q1w9e7r4t6y3u', url: 'https://hooks.example.com/perch', events: ['account.status_changed', 'account.renamed'], tags: [], description: 'status desk', enabled: true, disabledReason: null, previousSecretUntil: null, createdAt: '2026-11-23T12:00:00.000Z', updatedAt: '2026-11-23T12:00:00.000Z' };
-const WebhookView = Type.Object(
-  {
-    id: Type.String(),
-    url: Type.String(),
-    events: Type.Array(Type.String()),
-    tags: Type.Array(Type.String()),
-    description: nullable(Type.String()),
-    enabled: Type.Boolean(),
-    disabledReason: nullable(Type.String({ description: 'Why perch disabled it: a 410, or 5 days of failures.' })),
-    previousSecretUntil: nullable(Type.String({ description: 'After a rotation: until when the old secret signs too.' })),
-    createdAt: Type.String(),
-    updatedAt: Type.String(),
-  },
-  { examples: [example] },
-);
-const secretExample = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
-const Attempt = Type.Object({
-  eventId: Type.String(),
-  eventType: Type.String(),
-  attempt: Type.Integer({ description: '1 for the first try.' }),
-  at: Type.String(),
-  statusCode: nullable(Type.Integer()),
-  durationMs: Type.Integer(),
-  error: nullable(Type.String()),
-  nextRetryAt: nullable(Type.String({ description: 'When it is tried again; null when delivered or given up.' })),
-});
+import { Types, Tags, Url, Description, Id, example, WebhookView, secretExample, Attempt } from '../webhook-schemas.ts';
 
 export default async function webhookRoutes(root: FastifyInstance, deps: AppDeps) {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
-  const service: WebhookDeps = { store: deps.store, clock: deps.clock, keyHashSecret: deps.keyHashSecret, allowPrivate: deps.config.webhookAllowPrivate, notify: () => deps.deliverer?.notify() };
+  const service: WebhookDeps = {
+    store: deps.store,
+    clock: deps.clock,
+    keyHashSecret: deps.keyHashSecret,
+    allowPrivate: deps.config.webhookAllowPrivate,
+    notify: () => deps.deliverer?.notify(),
+  };
 
   app.post('/api/admin/webhooks', {
     config: { access: 'admin' },
@@ -56,8 +38,20 @@ export default async function webhookRoutes(root: FastifyInstance, deps: AppDeps
       description:
         'Registers an endpoint for the given event types. Deliveries follow Standard Webhooks: a signed POST (`webhook-id`, `webhook-timestamp`, `webhook-signature`), retried on WEBHOOK_RETRY_SCHEDULE. The `secret` is in this response only; it is stored sealed.',
       tags: ['webhooks'],
-      body: Type.Object({ url: Url, events: Types, description: Type.Optional(Description), tags: Type.Optional(Tags) }, { additionalProperties: false, examples: [{ url: 'https://hooks.example.com/perch', events: ['account.status_changed'] }] }),
-      response: { 201: Type.Object({ ...WebhookView.properties, secret: Type.String() }, { examples: [{ ...example, secret: secretExample }] }), ...problems(400, 401, 403, 415, 422, 429) },
+      body: Type.Object(
+        { url: Url, events: Types, description: Type.Optional(Description), tags: Type.Optional(Tags) },
+        {
+          additionalProperties: false,
+          examples: [{ url: 'https://hooks.example.com/perch', events: ['account.status_changed'] }],
+        },
+      ),
+      response: {
+        201: Type.Object(
+          { ...WebhookView.properties, secret: Type.String() },
+          { examples: [{ ...example, secret: secretExample }] },
+        ),
+        ...problems(400, 401, 403, 415, 422, 429),
+      },
     },
     handler: async (request, reply) => {
       const { webhook, secret } = await createWebhook(service, request.body, actorOf(request));
@@ -67,13 +61,28 @@ export default async function webhookRoutes(root: FastifyInstance, deps: AppDeps
 
   app.get('/api/admin/webhooks', {
     config: { access: 'admin' },
-    schema: { summary: 'List webhooks', description: 'Every webhook endpoint with its event types, tags and state (never its secret).', tags: ['webhooks'], response: { 200: Type.Object({ data: Type.Array(WebhookView) }, { examples: [{ data: [example] }] }), ...problems(401, 403, 429) } },
+    schema: {
+      summary: 'List webhooks',
+      description: 'Every webhook endpoint with its event types, tags and state (never its secret).',
+      tags: ['webhooks'],
+      response: {
+        200: Type.Object({ data: Type.Array(WebhookView) }, { examples: [{ data: [example] }] }),
+        ...problems(401, 403, 429),
+      },
+    },
     handler: async () => ({ data: await listWebhookViews(service) }),
   });
 
   app.get('/api/admin/webhooks/:id', {
     config: { access: 'admin' },
-    schema: { summary: 'Read a webhook', description: 'One endpoint: its definition, whether it is enabled (and why not), and the rotation overlap if one runs.', tags: ['webhooks'], params: Id, response: { 200: WebhookView, ...problems(401, 403, 404, 429) } },
+    schema: {
+      summary: 'Read a webhook',
+      description:
+        'One endpoint: its definition, whether it is enabled (and why not), and the rotation overlap if one runs.',
+      tags: ['webhooks'],
+      params: Id,
+      response: { 200: WebhookView, ...problems(401, 403, 404, 429) },
+    },
     handler: async (request) => toView(await getWebhook(service, request.params.id), deps.clock.now()),
   });
 
@@ -81,10 +90,20 @@ export default async function webhookRoutes(root: FastifyInstance, deps: AppDeps
     config: { access: 'admin' },
     schema: {
       summary: 'Change a webhook',
-      description: 'Changes the URL, the event types, the tags, the description, or enables it again after perch disabled it (its failures start afresh).',
+      description:
+        'Changes the URL, the event types, the tags, the description, or enables it again after perch disabled it (its failures start afresh).',
       tags: ['webhooks'],
       params: Id,
-      body: Type.Object({ url: Type.Optional(Url), events: Type.Optional(Types), enabled: Type.Optional(Type.Boolean()), description: Type.Optional(nullable(Description)), tags: Type.Optional(Tags) }, { additionalProperties: false, minProperties: 1, examples: [{ enabled: true }] }),
+      body: Type.Object(
+        {
+          url: Type.Optional(Url),
+          events: Type.Optional(Types),
+          enabled: Type.Optional(Type.Boolean()),
+          description: Type.Optional(nullable(Description)),
+          tags: Type.Optional(Tags),
+        },
+        { additionalProperties: false, minProperties: 1, examples: [{ enabled: true }] },
+      ),
       response: { 200: WebhookView, ...problems(400, 401, 403, 404, 415, 422, 429) },
     },
     handler: async (request) => changeWebhook(service, request.params.id, request.body, actorOf(request)),
@@ -92,7 +111,19 @@ export default async function webhookRoutes(root: FastifyInstance, deps: AppDeps
 
   app.delete('/api/admin/webhooks/:id', {
     config: { access: 'admin' },
-    schema: { summary: 'Delete a webhook', description: 'Deletes the endpoint, its queued deliveries and its log.', tags: ['webhooks'], params: Id, response: { 200: Type.Object({ success: Type.Literal(true), id: Type.String() }, { examples: [{ success: true, id: example.id }] }), ...problems(401, 403, 404, 429) } },
+    schema: {
+      summary: 'Delete a webhook',
+      description: 'Deletes the endpoint, its queued deliveries and its log.',
+      tags: ['webhooks'],
+      params: Id,
+      response: {
+        200: Type.Object(
+          { success: Type.Literal(true), id: Type.String() },
+          { examples: [{ success: true, id: example.id }] },
+        ),
+        ...problems(401, 403, 404, 429),
+      },
+    },
     handler: async (request) => {
       await removeWebhook(service, request.params.id, actorOf(request));
       return { success: true as const, id: request.params.id };
@@ -106,43 +137,103 @@ export default async function webhookRoutes(root: FastifyInstance, deps: AppDeps
       description: 'Queues a `webhook.test` event to this endpoint alone; see its outcome in the deliveries log.',
       tags: ['webhooks'],
       params: Id,
-      response: { 202: Type.Object({ success: Type.Literal(true), eventId: Type.String() }, { examples: [{ success: true, eventId: 'evt_2m4k8x0q1w9e7r4t6y3u' }] }), ...problems(401, 403, 404, 409, 429) },
+      response: {
+        202: Type.Object(
+          { success: Type.Literal(true), eventId: Type.String() },
+          { examples: [{ success: true, eventId: 'evt_2m4k8x0q1w9e7r4t6y3u' }] },
+        ),
+        ...problems(401, 403, 404, 409, 429),
+      },
     },
-    handler: async (request, reply) => reply.code(202).send({ success: true as const, ...(await sendTestEvent(service, request.params.id)) }),
+    handler: async (request, reply) =>
+      reply.code(202).send({ success: true as const, ...(await sendTestEvent(service, request.params.id)) }),
   });
 
   app.post('/api/admin/webhooks/:id/rotate-secret', {
     config: { access: 'admin' },
     schema: {
       summary: 'Rotate the secret',
-      description: 'Makes a new secret, shown once. For 24 h deliveries carry a signature with each secret, so the receiver can switch at its pace.',
+      description:
+        'Makes a new secret, shown once. For 24 h deliveries carry a signature with each secret, so the receiver can switch at its pace.',
       tags: ['webhooks'],
       params: Id,
-      response: { 200: Type.Object({ id: Type.String(), secret: Type.String(), previousSecretUntil: Type.String() }, { examples: [{ id: example.id, secret: secretExample, previousSecretUntil: '2026-11-24T12:00:00.000Z' }] }), ...problems(401, 403, 404, 429) },
+      response: {
+        200: Type.Object(
+          { id: Type.String(), secret: Type.String(), previousSecretUntil: Type.String() },
+          { examples: [{ id: example.id, secret: secretExample, previousSecretUntil: '2026-11-24T12:00:00.000Z' }] },
+        ),
+        ...problems(401, 403, 404, 429),
+      },
     },
-    handler: async (request) => ({ id: request.params.id, ...(await rotateSecret(service, request.params.id, actorOf(request))) }),
+    handler: async (request) => ({
+      id: request.params.id,
+      ...(await rotateSecret(service, request.params.id, actorOf(request))),
+    }),
   });
 
   app.get('/api/admin/webhooks/:id/deliveries', {
     config: { access: 'admin' },
     schema: {
       summary: 'Delivery attempts of a webhook',
-      description: 'Every attempt, newest first: the event, the attempt number, the status code, the time it took, the error, and when it is tried again. Pass `nextCursor` back as `cursor` for older ones.',
+      description:
+        'Every attempt, newest first: the event, the attempt number, the status code, the time it took, the error, and when it is tried again. Pass `nextCursor` back as `cursor` for older ones.',
       tags: ['webhooks'],
       params: Id,
-      querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })), cursor: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }),
+      querystring: Type.Object(
+        {
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+          cursor: Type.Optional(Type.String({ maxLength: 200 })),
+        },
+        { additionalProperties: false },
+      ),
       response: {
-        200: Type.Object({ data: Type.Array(Attempt), nextCursor: nullable(Type.String()) }, { examples: [{ data: [{ eventId: 'evt_2m4k8x0q1w9e7r4t6y3u', eventType: 'webhook.test', attempt: 1, at: '2026-11-23T12:00:01.000Z', statusCode: 200, durationMs: 42, error: null, nextRetryAt: null }], nextCursor: null }] }),
+        200: Type.Object(
+          { data: Type.Array(Attempt), nextCursor: nullable(Type.String()) },
+          {
+            examples: [
+              {
+                data: [
+                  {
+                    eventId: 'evt_2m4k8x0q1w9e7r4t6y3u',
+                    eventType: 'webhook.test',
+                    attempt: 1,
+                    at: '2026-11-23T12:00:01.000Z',
+                    statusCode: 200,
+                    durationMs: 42,
+                    error: null,
+                    nextRetryAt: null,
+                  },
+                ],
+                nextCursor: null,
+              },
+            ],
+          },
+        ),
         ...problems(400, 401, 403, 404, 429),
       },
     },
     handler: async (request) => {
       const limit = request.query.limit ?? 100;
-      const before = request.query.cursor === undefined ? undefined : decodeCursor(request.query.cursor, 'attempts', ['int'] as const)[0];
-      const rows = await deliveriesOf(service, request.params.id, { limit, ...(before !== undefined ? { before } : {}) });
+      const before =
+        request.query.cursor === undefined
+          ? undefined
+          : decodeCursor(request.query.cursor, 'attempts', ['int'] as const)[0];
+      const rows = await deliveriesOf(service, request.params.id, {
+        limit,
+        ...(before !== undefined ? { before } : {}),
+      });
       const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
       return {
-        data: rows.map((r) => ({ eventId: r.eventId, eventType: r.eventType, attempt: r.attempt, at: new Date(r.at).toISOString(), statusCode: r.statusCode, durationMs: r.durationMs, error: r.error, nextRetryAt: iso(r.nextRetryAt) })),
+        data: rows.map((r) => ({
+          eventId: r.eventId,
+          eventType: r.eventType,
+          attempt: r.attempt,
+          at: new Date(r.at).toISOString(),
+          statusCode: r.statusCode,
+          durationMs: r.durationMs,
+          error: r.error,
+          nextRetryAt: iso(r.nextRetryAt),
+        })),
         nextCursor: rows.length === limit ? encodeCursor(['attempts', rows.at(-1)?.id]) : null,
       };
     },
