@@ -9,12 +9,25 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: {
-      globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', setImmediate: 'readonly', Buffer: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        setImmediate: 'readonly',
+        Buffer: 'readonly',
+      },
     },
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      'no-restricted-syntax': ['error', { selector: 'TSEnumDeclaration', message: 'Use an `as const` object instead of an enum.' }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'TSEnumDeclaration', message: 'Use an `as const` object instead of an enum.' },
+      ],
     },
   },
   {
@@ -26,7 +39,22 @@ export default tseslint.config(
     // domain/ is pure: no I/O, no framework, no storage.
     files: ['src/domain/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['node:fs*', 'node:net', 'node:http', 'fastify*', 'kysely', 'pg', 'better-sqlite3', '../storage/*', '../http/*'] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            'node:fs*',
+            'node:net',
+            'node:http',
+            'fastify*',
+            'kysely',
+            'pg',
+            'better-sqlite3',
+            '../storage/*',
+            '../http/*',
+          ],
+        },
+      ],
     },
   },
   {
@@ -40,8 +68,14 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['**/storage/*', '**/storage/**'], message: 'http/ and ui/ reach the store through services/ only.' },
-            { group: ['**/tracker/*', '**/tracker/**'], message: 'http/ and ui/ see the tracker through domain/tracker-status.ts only.' },
+            {
+              group: ['**/storage/*', '**/storage/**'],
+              message: 'http/ and ui/ reach the store through services/ only.',
+            },
+            {
+              group: ['**/tracker/*', '**/tracker/**'],
+              message: 'http/ and ui/ see the tracker through domain/tracker-status.ts only.',
+            },
           ],
         },
       ],

@@ -33,14 +33,21 @@ const dir = await mkdtemp(join(process.env.BENCH_TMPDIR ?? tmpdir(), 'perch-benc
 const fake = await startFakeXChild(ACCOUNTS);
 
 async function firstCheck(name: string, events: boolean): Promise<{ rate: number; events: number; seconds: number }> {
-  const config = createConfig({ DATABASE_URL: `file:${join(dir, `${name}.db`)}`, KEY_HASH_SECRET: SECRET, X_DAILY_READ_BUDGET: '1000000000' });
+  const config = createConfig({
+    DATABASE_URL: `file:${join(dir, `${name}.db`)}`,
+    KEY_HASH_SECRET: SECRET,
+    X_DAILY_READ_BUDGET: '1000000000',
+  });
   const store = await openStore(config.databaseUrl);
   const csv = `username\n${Array.from({ length: ACCOUNTS }, (_, i) => `user${i}`).join('\n')}\n`;
   await commitImport(store, await planImport(csv, config), { actor: 'bench', source: 'bench', clock: systemClock });
   const settings = trackerSettings(config);
   const tracker = new Tracker({
     store,
-    clients: [createXClient({ baseUrl: fake.url, bearerToken: TOKEN }), createBlueskyClient({ baseUrl: 'http://127.0.0.1:9' })],
+    clients: [
+      createXClient({ baseUrl: fake.url, bearerToken: TOKEN }),
+      createBlueskyClient({ baseUrl: 'http://127.0.0.1:9' }),
+    ],
     clock: systemClock,
     settings: events ? settings : { ...settings, events: null },
     logger: createLogger('warn'),
@@ -50,7 +57,15 @@ async function firstCheck(name: string, events: boolean): Promise<{ rate: number
   const started = performance.now();
   const report = await tracker.tick();
   const seconds = (performance.now() - started) / 1000;
-  const written = Number((await store.db.selectFrom('events').select((eb) => eb.fn.countAll<number>().as('n')).where('type', '=', 'account.checked_first').executeTakeFirstOrThrow()).n);
+  const written = Number(
+    (
+      await store.db
+        .selectFrom('events')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('type', '=', 'account.checked_first')
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
   await tracker.stop(0);
   await store.close();
   return { rate: report.checked / seconds, events: written, seconds };
@@ -62,12 +77,20 @@ try {
   figure('events off: accounts checked', `${fmt.int(off.rate)}/s`, `${off.seconds.toFixed(1)} s`);
   const on = await firstCheck('events-on', true);
   figure('events on: accounts checked', `${fmt.int(on.rate)}/s`, `${on.seconds.toFixed(1)} s`);
-  figure('events on: events written', `${fmt.int(on.events / on.seconds)}/s`, `${fmt.int(on.events)} account.checked_first`);
+  figure(
+    'events on: events written',
+    `${fmt.int(on.events / on.seconds)}/s`,
+    `${fmt.int(on.events)} account.checked_first`,
+  );
   figure('throughput with events, share of without', fmt.ratio(on.rate / off.rate));
   verdicts.push(target('every first check announced', fmt.int(on.events), fmt.int(ACCOUNTS), on.events === ACCOUNTS));
 
   heading(`Webhook deliveries: ${fmt.int(DELIVERIES)} events to one local receiver (same machine, keep-alive)`);
-  const config = createConfig({ DATABASE_URL: `file:${join(dir, 'deliveries.db')}`, KEY_HASH_SECRET: SECRET, WEBHOOK_ALLOW_PRIVATE: 'true' });
+  const config = createConfig({
+    DATABASE_URL: `file:${join(dir, 'deliveries.db')}`,
+    KEY_HASH_SECRET: SECRET,
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+  });
   const store = await openStore(config.databaseUrl);
   let received = 0;
   let resolveAll!: () => void;
@@ -80,9 +103,18 @@ try {
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  await createWebhook({ store, clock: systemClock, keyHashSecret: SECRET, allowPrivate: true }, { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, events: ['*'] }, 'bench');
+  await createWebhook(
+    { store, clock: systemClock, keyHashSecret: SECRET, allowPrivate: true },
+    { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, events: ['*'] },
+    'bench',
+  );
   for (let i = 0; i < DELIVERIES; i += 1_000) {
-    const batch: NewEvent[] = Array.from({ length: Math.min(1_000, DELIVERIES - i) }, (_, j) => ({ type: 'import.completed', accountId: null, account: null, data: { n: i + j } }));
+    const batch: NewEvent[] = Array.from({ length: Math.min(1_000, DELIVERIES - i) }, (_, j) => ({
+      type: 'import.completed',
+      accountId: null,
+      account: null,
+      data: { n: i + j },
+    }));
     await store.db.transaction().execute((trx) => recordEvents(trx, store.caps, batch, Date.now()));
   }
   const deliverer = createDeliverer(config, store, createLogger('warn'), SECRET);
@@ -91,8 +123,14 @@ try {
   await all;
   const seconds = (performance.now() - started) / 1000;
   await deliverer.stop();
-  figure(`deliveries (WEBHOOK_CONCURRENCY ${config.webhookConcurrency})`, `${fmt.int(DELIVERIES / seconds)}/s`, `${seconds.toFixed(1)} s, signed, each outcome written`);
-  verdicts.push(target('deliveries per second', `${fmt.int(DELIVERIES / seconds)}/s`, '≥ 500/s', DELIVERIES / seconds >= 500));
+  figure(
+    `deliveries (WEBHOOK_CONCURRENCY ${config.webhookConcurrency})`,
+    `${fmt.int(DELIVERIES / seconds)}/s`,
+    `${seconds.toFixed(1)} s, signed, each outcome written`,
+  );
+  verdicts.push(
+    target('deliveries per second', `${fmt.int(DELIVERIES / seconds)}/s`, '≥ 500/s', DELIVERIES / seconds >= 500),
+  );
   receiver.close();
   await store.close();
   summary(verdicts);

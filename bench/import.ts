@@ -62,17 +62,29 @@ function startProbes(server: Server): { stop(): Promise<Probe[]> } {
 }
 
 /** POST /api/admin/insert with the CSV as text/csv; resolves with the status and parsed report. */
-function postCsv(server: Server, csv: Buffer): Promise<{ status: number; body: { inserted?: number } & Record<string, unknown> }> {
+function postCsv(
+  server: Server,
+  csv: Buffer,
+): Promise<{ status: number; body: { inserted?: number } & Record<string, unknown> }> {
   const { hostname, port } = new URL(server.url);
   return new Promise((resolve, reject) => {
     const upload = request(
-      { host: hostname, port, path: '/api/admin/insert', method: 'POST', headers: { 'content-type': 'text/csv', 'content-length': csv.length, 'x-api-key': ADMIN_KEY } },
+      {
+        host: hostname,
+        port,
+        path: '/api/admin/insert',
+        method: 'POST',
+        headers: { 'content-type': 'text/csv', 'content-length': csv.length, 'x-api-key': ADMIN_KEY },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () => {
           try {
-            resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as { inserted?: number } });
+            resolve({
+              status: response.statusCode ?? 0,
+              body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as { inserted?: number },
+            });
           } catch (error) {
             reject(error);
           }
@@ -87,7 +99,9 @@ function postCsv(server: Server, csv: Buffer): Promise<{ status: number; body: {
 /** When the slow probes were sent, in seconds after the upload started, e.g. "at 2.1 s (140 ms), 8.9 s (420 ms)". */
 function slowSpells(probes: readonly Probe[], startedAt: number): string {
   const slow = probes.filter((p) => p.waitMs > TARGET_PROBE_MS);
-  const shown = slow.slice(0, 8).map((p) => `${((p.sentAt - startedAt) / 1000).toFixed(1)} s (${Math.round(p.waitMs)} ms)`);
+  const shown = slow
+    .slice(0, 8)
+    .map((p) => `${((p.sentAt - startedAt) / 1000).toFixed(1)} s (${Math.round(p.waitMs)} ms)`);
   return slow.length === 0 ? '' : `sent at ${shown.join(', ')}${slow.length > shown.length ? ', …' : ''}`;
 }
 
@@ -105,12 +119,24 @@ try {
   // 1. Time and memory, each side alone in its own process.
   const raw = await runInChild<ImportChildResult>('./import-child.ts', ['raw', String(ROWS), dir]);
   const direct = await runInChild<ImportChildResult>('./import-child.ts', ['perch', String(ROWS), dir]);
-  for (const r of [raw, direct]) if (r.inserted !== ROWS) throw new Error(`${r.mode} import inserted ${r.inserted} of ${ROWS} rows`);
+  for (const r of [raw, direct])
+    if (r.inserted !== ROWS) throw new Error(`${r.mode} import inserted ${r.inserted} of ${ROWS} rows`);
   const ratio = direct.totalMs / raw.totalMs;
   figure('baseline: raw prepared insert, one transaction', fmt.s(raw.totalMs), `peak RSS ${fmt.mib(raw.maxRssBytes)}`);
-  figure('perch: planImport + commitImport', fmt.s(direct.totalMs), `plan (CSV) ${fmt.s(direct.planMs ?? 0)} + commit ${fmt.s(direct.commitMs ?? 0)}`);
+  figure(
+    'perch: planImport + commitImport',
+    fmt.s(direct.totalMs),
+    `plan (CSV) ${fmt.s(direct.planMs ?? 0)} + commit ${fmt.s(direct.commitMs ?? 0)}`,
+  );
   verdicts.push(target('import time perch / baseline', fmt.ratio(ratio), `≤ ${TARGET_RATIO}×`, ratio <= TARGET_RATIO));
-  verdicts.push(target('peak RSS of the importing process', fmt.mib(direct.maxRssBytes), '≤ 1 GiB', direct.maxRssBytes <= TARGET_RSS));
+  verdicts.push(
+    target(
+      'peak RSS of the importing process',
+      fmt.mib(direct.maxRssBytes),
+      '≤ 1 GiB',
+      direct.maxRssBytes <= TARGET_RSS,
+    ),
+  );
   figure('  of which before the import started', fmt.mib(direct.rssBeforeBytes), 'runtime, modules and the CSV text');
 
   // 2. The same import over HTTP while /api/health is probed every 20 ms. Part 1's files go first:
@@ -128,20 +154,39 @@ try {
   const importFinished = performance.now();
   const all = await probes.stop();
   ownDelay.disable();
-  if (answer.status !== 200 || answer.body.inserted !== ROWS) throw new Error(`POST /api/admin/insert answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 300)}`);
+  if (answer.status !== 200 || answer.body.inserted !== ROWS)
+    throw new Error(`POST /api/admin/insert answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 300)}`);
   const during = all.filter((p) => p.sentAt >= importStarted && p.sentAt <= importFinished);
   const waits = during.map((p) => p.waitMs);
   const worst = percentile(waits, 1);
   const slow = waits.filter((w) => w > TARGET_PROBE_MS).length;
   const failed = during.filter((p) => p.status !== 200).length;
-  figure(`POST /api/admin/insert (text/csv, ${(csv.length / 1e6).toFixed(0)} MB)`, fmt.s(importFinished - importStarted), `${fmt.int(during.length)} health probes sent meanwhile, ${failed} not 200`);
+  figure(
+    `POST /api/admin/insert (text/csv, ${(csv.length / 1e6).toFixed(0)} MB)`,
+    fmt.s(importFinished - importStarted),
+    `${fmt.int(during.length)} health probes sent meanwhile, ${failed} not 200`,
+  );
   figure('probe wait p50', fmt.ms(percentile(waits, 0.5)));
-  verdicts.push(target('probe wait p99', fmt.ms(percentile(waits, 0.99)), `≤ ${TARGET_PROBE_MS} ms`, percentile(waits, 0.99) <= TARGET_PROBE_MS));
-  verdicts.push(target('probe wait max', fmt.ms(worst), `≤ ${TARGET_PROBE_MS} ms`, worst <= TARGET_PROBE_MS && failed === 0));
+  verdicts.push(
+    target(
+      'probe wait p99',
+      fmt.ms(percentile(waits, 0.99)),
+      `≤ ${TARGET_PROBE_MS} ms`,
+      percentile(waits, 0.99) <= TARGET_PROBE_MS,
+    ),
+  );
+  verdicts.push(
+    target('probe wait max', fmt.ms(worst), `≤ ${TARGET_PROBE_MS} ms`, worst <= TARGET_PROBE_MS && failed === 0),
+  );
   figure(`probes over ${TARGET_PROBE_MS} ms`, `${slow} / ${during.length}`, slowSpells(during, importStarted));
-  figure("prober's own event-loop delay, max", fmt.ms(ownDelay.max / 1e6), 'context: small means the waits above are the server’s');
+  figure(
+    "prober's own event-loop delay, max",
+    fmt.ms(ownDelay.max / 1e6),
+    'context: small means the waits above are the server’s',
+  );
   const serverPeak = await peakRssOf(perch.pid);
-  if (serverPeak !== null) figure('server peak RSS (VmHWM) after the HTTP import', fmt.mib(serverPeak), 'context, not the target');
+  if (serverPeak !== null)
+    figure('server peak RSS (VmHWM) after the HTTP import', fmt.mib(serverPeak), 'context, not the target');
   summary(verdicts);
 } finally {
   await perch?.stop();

@@ -24,8 +24,14 @@ const TARGET_P99_MS = 5;
  * Warms both servers up, then alternates measured runs (baseline, perch, baseline, perch…) so that
  * a slow spell of this shared 2-core machine does not land on one side only.
  */
-async function measurePair(baselineServer: Server, perch: Server, paths: readonly string[], headers: Record<string, string>): Promise<{ baseline: LoadResult; perch: LoadResult }> {
-  const load = (server: Server, durationS: number) => runLoad({ url: server.url, paths, headers, connections: CONNECTIONS, durationS });
+async function measurePair(
+  baselineServer: Server,
+  perch: Server,
+  paths: readonly string[],
+  headers: Record<string, string>,
+): Promise<{ baseline: LoadResult; perch: LoadResult }> {
+  const load = (server: Server, durationS: number) =>
+    runLoad({ url: server.url, paths, headers, connections: CONNECTIONS, durationS });
   await load(baselineServer, WARMUP_S);
   await load(perch, WARMUP_S);
   const baselineRuns: LoadResult[] = [];
@@ -45,11 +51,17 @@ process.once('SIGINT', () => {
 });
 const servers: Server[] = [];
 try {
-  heading(`GET /api/?username=NAME   ${fmt.int(ACCOUNTS)} accounts, ${CONNECTIONS} connections, ${DURATION_S} s each in ${ROUNDS} alternating runs, after ${WARMUP_S} s warm-up`);
+  heading(
+    `GET /api/?username=NAME   ${fmt.int(ACCOUNTS)} accounts, ${CONNECTIONS} connections, ${DURATION_S} s each in ${ROUNDS} alternating runs, after ${WARMUP_S} s warm-up`,
+  );
   const dbPath = join(dir, 'perch.db');
   const fillStarted = performance.now();
   await fillCheckedAccounts(dbPath, ACCOUNTS);
-  figure('store filled (raw inserts, not measured)', fmt.s(performance.now() - fillStarted), `${fmt.mib((await stat(dbPath)).size)} SQLite file in ${dir}`);
+  figure(
+    'store filled (raw inserts, not measured)',
+    fmt.s(performance.now() - fillStarted),
+    `${fmt.mib((await stat(dbPath)).size)} SQLite file in ${dir}`,
+  );
 
   const perch = await startPerch(dbPath);
   servers.push(perch);
@@ -67,22 +79,50 @@ try {
   await baselineServer.stop();
   // Context for the latency target: one connection, so the p99 is the time to answer one request
   // without the queue that 50 busy connections build (with 50 in flight, mean = 50 / throughput).
-  const single = await runLoad({ url: perch.url, paths, headers: { 'x-api-key': apiKey }, connections: 1, durationS: SINGLE_S });
+  const single = await runLoad({
+    url: perch.url,
+    paths,
+    headers: { 'x-api-key': apiKey },
+    connections: 1,
+    durationS: SINGLE_S,
+  });
   // After the load: the same kind of request still answers correctly.
   await checkSample(perch, apiKey, names.slice(-100));
 
   const ratio = measured.requestsPerSecond / baseline.requestsPerSecond;
   const p99 = percentile(measured.latenciesMs, 0.99);
   figure('response body', `${fmt.int(Buffer.byteLength(sampleBody))} B`, 'baseline answers the same bytes');
-  figure('baseline node:http', `${fmt.int(baseline.requestsPerSecond)} req/s`, `p50 ${fmt.ms(percentile(baseline.latenciesMs, 0.5))}, p99 ${fmt.ms(percentile(baseline.latenciesMs, 0.99))}`);
-  figure('perch', `${fmt.int(measured.requestsPerSecond)} req/s`, `p50 ${fmt.ms(percentile(measured.latenciesMs, 0.5))}, p99.9 ${fmt.ms(percentile(measured.latenciesMs, 0.999))}, max ${fmt.ms(percentile(measured.latenciesMs, 1))}`);
+  figure(
+    'baseline node:http',
+    `${fmt.int(baseline.requestsPerSecond)} req/s`,
+    `p50 ${fmt.ms(percentile(baseline.latenciesMs, 0.5))}, p99 ${fmt.ms(percentile(baseline.latenciesMs, 0.99))}`,
+  );
+  figure(
+    'perch',
+    `${fmt.int(measured.requestsPerSecond)} req/s`,
+    `p50 ${fmt.ms(percentile(measured.latenciesMs, 0.5))}, p99.9 ${fmt.ms(percentile(measured.latenciesMs, 0.999))}, max ${fmt.ms(percentile(measured.latenciesMs, 1))}`,
+  );
   const verdicts = [
     target('throughput perch / baseline', fmt.ratio(ratio), `≥ ${TARGET_RATIO}×`, ratio >= TARGET_RATIO),
     target('perch p99 latency', fmt.ms(p99), `≤ ${TARGET_P99_MS} ms`, p99 <= TARGET_P99_MS),
-    target('perch non-2xx responses', `${measured.non2xx} / ${fmt.int(measured.latenciesMs.length)}`, '0', measured.non2xx === 0),
-    target('perch connection errors and timeouts', String(measured.errors + measured.timeouts), '0', measured.errors + measured.timeouts === 0),
+    target(
+      'perch non-2xx responses',
+      `${measured.non2xx} / ${fmt.int(measured.latenciesMs.length)}`,
+      '0',
+      measured.non2xx === 0,
+    ),
+    target(
+      'perch connection errors and timeouts',
+      String(measured.errors + measured.timeouts),
+      '0',
+      measured.errors + measured.timeouts === 0,
+    ),
   ];
-  figure(`perch, 1 connection (${SINGLE_S} s)`, `p99 ${fmt.ms(percentile(single.latenciesMs, 0.99))}`, `p50 ${fmt.ms(percentile(single.latenciesMs, 0.5))}, ${fmt.int(single.requestsPerSecond)} req/s; context, not the target`);
+  figure(
+    `perch, 1 connection (${SINGLE_S} s)`,
+    `p99 ${fmt.ms(percentile(single.latenciesMs, 0.99))}`,
+    `p50 ${fmt.ms(percentile(single.latenciesMs, 0.5))}, ${fmt.int(single.requestsPerSecond)} req/s; context, not the target`,
+  );
   if (measured.non2xx > 0) figure('perch status codes', JSON.stringify(measured.statusCodes));
   summary(verdicts);
 } finally {

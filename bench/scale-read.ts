@@ -32,9 +32,23 @@ interface Measured {
  * Warms both sides up, then alternates measured runs (baseline, perch, baseline, perch), each
  * spread over `processes` servers of its kind, so that a slow spell does not land on one side only.
  */
-async function measure(processes: number, baselines: readonly Server[], apis: readonly Server[], paths: readonly string[], headers: Record<string, string>): Promise<Measured> {
-  const load = (servers: readonly Server[], durationS: number) => runLoadSpread(servers.slice(0, processes).map((s) => s.url), { paths, headers, connections: CONNECTIONS, durationS });
-  const groups: CpuGroups = { perch: apis.slice(0, processes).map((s) => s.pid), PostgreSQL: { command: 'postgres' }, 'load generator': [process.pid] };
+async function measure(
+  processes: number,
+  baselines: readonly Server[],
+  apis: readonly Server[],
+  paths: readonly string[],
+  headers: Record<string, string>,
+): Promise<Measured> {
+  const load = (servers: readonly Server[], durationS: number) =>
+    runLoadSpread(
+      servers.slice(0, processes).map((s) => s.url),
+      { paths, headers, connections: CONNECTIONS, durationS },
+    );
+  const groups: CpuGroups = {
+    perch: apis.slice(0, processes).map((s) => s.pid),
+    PostgreSQL: { command: 'postgres' },
+    'load generator': [process.pid],
+  };
   await load(baselines, WARMUP_S);
   await load(apis, WARMUP_S);
   const baselineRuns: LoadResult[] = [];
@@ -56,15 +70,27 @@ if ('unreachable' in schema) {
 }
 const dir = await mkdtemp(join(process.env.BENCH_TMPDIR ?? tmpdir(), 'perch-bench-scale-read-'));
 // Ctrl-C or a timeout: the schema must not stay behind (the children get the signal too and stop).
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void Promise.all([schema.drop(), rm(dir, { recursive: true, force: true })]).finally(() => process.exit(130)));
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(
+    signal,
+    () => void Promise.all([schema.drop(), rm(dir, { recursive: true, force: true })]).finally(() => process.exit(130)),
+  );
 const servers: Server[] = [];
 try {
-  heading(`GET /api/?username=NAME on PostgreSQL (schema ${schema.schema}), ${fmt.int(ACCOUNTS)} accounts, ${CONNECTIONS} connections spread over the processes, ${DURATION_S} s each in ${ROUNDS} alternating runs, after ${WARMUP_S} s warm-up`);
+  heading(
+    `GET /api/?username=NAME on PostgreSQL (schema ${schema.schema}), ${fmt.int(ACCOUNTS)} accounts, ${CONNECTIONS} connections spread over the processes, ${DURATION_S} s each in ${ROUNDS} alternating runs, after ${WARMUP_S} s warm-up`,
+  );
   const fillStarted = performance.now();
   await fillCheckedAccountsPostgres(schema.url, ACCOUNTS);
-  figure('store filled (not measured)', fmt.s(performance.now() - fillStarted), 'generate_series from 1,000 JSON variants, then ANALYZE');
+  figure(
+    'store filled (not measured)',
+    fmt.s(performance.now() - fillStarted),
+    'generate_series from 1,000 JSON variants, then ANALYZE',
+  );
 
-  const apis = await Promise.all(Array.from({ length: Math.max(...PROCESS_COUNTS) }, () => startPerchCommand('api', schema.url)));
+  const apis = await Promise.all(
+    Array.from({ length: Math.max(...PROCESS_COUNTS) }, () => startPerchCommand('api', schema.url)),
+  );
   servers.push(...apis);
   const apiKey = await createAppKey(apis[0] as Server);
   const random = seededRandom(42);
@@ -78,7 +104,8 @@ try {
   servers.push(...baselines);
 
   const results: Measured[] = [];
-  for (const processes of PROCESS_COUNTS) results.push(await measure(processes, baselines, apis, paths, { 'x-api-key': apiKey }));
+  for (const processes of PROCESS_COUNTS)
+    results.push(await measure(processes, baselines, apis, paths, { 'x-api-key': apiKey }));
   // After the load: every process still answers correctly.
   for (const api of apis) await checkSample(api, apiKey, names.slice(-100));
 
@@ -88,14 +115,33 @@ try {
   for (const r of results) {
     const label = `${r.processes} process${r.processes === 1 ? '' : 'es'}`;
     const p = r.perch.latenciesMs;
-    figure(`baseline node:http, ${label}`, `${fmt.int(r.baseline.requestsPerSecond)} req/s`, `p99 ${fmt.ms(percentile(r.baseline.latenciesMs, 0.99))}`);
-    figure(`perch api, ${label}`, `${fmt.int(r.perch.requestsPerSecond)} req/s`, `${fmt.ratio(r.perch.requestsPerSecond / r.baseline.requestsPerSecond)} of the baseline; p50 ${fmt.ms(percentile(p, 0.5))}, p99 ${fmt.ms(percentile(p, 0.99))}, p99.9 ${fmt.ms(percentile(p, 0.999))}`);
+    figure(
+      `baseline node:http, ${label}`,
+      `${fmt.int(r.baseline.requestsPerSecond)} req/s`,
+      `p99 ${fmt.ms(percentile(r.baseline.latenciesMs, 0.99))}`,
+    );
+    figure(
+      `perch api, ${label}`,
+      `${fmt.int(r.perch.requestsPerSecond)} req/s`,
+      `${fmt.ratio(r.perch.requestsPerSecond / r.baseline.requestsPerSecond)} of the baseline; p50 ${fmt.ms(percentile(p, 0.5))}, p99 ${fmt.ms(percentile(p, 0.99))}, p99.9 ${fmt.ms(percentile(p, 0.999))}`,
+    );
     figure('', '', `perch's runs: ${describeCpu(r.cpu, availableParallelism())}`);
-    verdicts.push(target(`perch non-2xx / errors, ${label}`, `${r.perch.non2xx} / ${r.perch.errors + r.perch.timeouts} of ${fmt.int(r.perch.completed)}`, '0', r.perch.non2xx + r.perch.errors + r.perch.timeouts === 0));
+    verdicts.push(
+      target(
+        `perch non-2xx / errors, ${label}`,
+        `${r.perch.non2xx} / ${r.perch.errors + r.perch.timeouts} of ${fmt.int(r.perch.completed)}`,
+        '0',
+        r.perch.non2xx + r.perch.errors + r.perch.timeouts === 0,
+      ),
+    );
     if (r.perch.non2xx > 0) figure('perch status codes', JSON.stringify(r.perch.statusCodes));
   }
   for (const r of results.slice(1)) {
-    figure(`growth, 1 → ${r.processes} processes`, `perch ${fmt.ratio(r.perch.requestsPerSecond / first.perch.requestsPerSecond)}`, `baseline ${fmt.ratio(r.baseline.requestsPerSecond / first.baseline.requestsPerSecond)}`);
+    figure(
+      `growth, 1 → ${r.processes} processes`,
+      `perch ${fmt.ratio(r.perch.requestsPerSecond / first.perch.requestsPerSecond)}`,
+      `baseline ${fmt.ratio(r.baseline.requestsPerSecond / first.baseline.requestsPerSecond)}`,
+    );
   }
   summary(verdicts);
 } finally {

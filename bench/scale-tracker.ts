@@ -47,27 +47,47 @@ const WORKER_ENV = {
 };
 
 async function importNames(store: Store, url: string): Promise<void> {
-  const config = createConfig({ DATABASE_URL: url, KEY_HASH_SECRET: 'bench-key-hash-secret-0123456789abcdefghijklmnop' });
+  const config = createConfig({
+    DATABASE_URL: url,
+    KEY_HASH_SECRET: 'bench-key-hash-secret-0123456789abcdefghijklmnop',
+  });
   const csv = `username\n${Array.from({ length: ACCOUNTS }, (_, i) => `user${i}`).join('\n')}\n`;
   await commitImport(store, await planImport(csv, config), { actor: 'bench', source: 'bench', clock: systemClock });
 }
 
 /** Makes every `everyNth` account (by row id) due at `at` (in the future: every idle worker wakes for it at once). */
 async function makeDueAt(store: Store, at: number, everyNth = 1): Promise<void> {
-  await store.db.updateTable('accounts').set({ next_check_at: at }).where(sql<boolean>`id % ${everyNth} = 0`).execute();
+  await store.db
+    .updateTable('accounts')
+    .set({ next_check_at: at })
+    .where(sql<boolean>`id % ${everyNth} = 0`)
+    .execute();
 }
 
 /** Waits until every `everyNth` account was checked at or after `since` (epoch ms, > 0); returns the first and last check of all. */
-async function waitChecked(store: Store, since: number, everyNth = 1, timeoutMs = 600_000): Promise<{ first: number; last: number }> {
+async function waitChecked(
+  store: Store,
+  since: number,
+  everyNth = 1,
+  timeoutMs = 600_000,
+): Promise<{ first: number; last: number }> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     // Counted from the accounts_by_last_check index.
-    const left = await sql<{ n: string }>`select count(*) as n from accounts where coalesce(last_checked_at, 0) < ${since} and id % ${everyNth} = 0`.execute(store.db);
+    const left = await sql<{
+      n: string;
+    }>`select count(*) as n from accounts where coalesce(last_checked_at, 0) < ${since} and id % ${everyNth} = 0`.execute(
+      store.db,
+    );
     if (Number(left.rows[0]?.n ?? 0) === 0) break;
-    if (Date.now() > deadline) throw new Error(`${left.rows[0]?.n} accounts still unchecked after ${timeoutMs / 1000} s`);
+    if (Date.now() > deadline)
+      throw new Error(`${left.rows[0]?.n} accounts still unchecked after ${timeoutMs / 1000} s`);
     await delay(500);
   }
-  const row = await store.db.selectFrom('accounts').select((eb) => [eb.fn.min('last_checked_at').as('first'), eb.fn.max('last_checked_at').as('last')]).executeTakeFirstOrThrow();
+  const row = await store.db
+    .selectFrom('accounts')
+    .select((eb) => [eb.fn.min('last_checked_at').as('first'), eb.fn.max('last_checked_at').as('last')])
+    .executeTakeFirstOrThrow();
   return { first: Number(row.first), last: Number(row.last) };
 }
 
@@ -93,7 +113,11 @@ class Workers {
   /** Starts or stops workers until `count` run. */
   async scaleTo(count: number): Promise<void> {
     if (this.list.length > count) await this.stopAll();
-    const started = await Promise.all(Array.from({ length: count - this.list.length }, () => startPerchCommand('worker', this.url, { ...WORKER_ENV, X_API_BASE_URL: this.fake.url })));
+    const started = await Promise.all(
+      Array.from({ length: count - this.list.length }, () =>
+        startPerchCommand('worker', this.url, { ...WORKER_ENV, X_API_BASE_URL: this.fake.url }),
+      ),
+    );
     this.list.push(...started);
   }
 
@@ -108,7 +132,8 @@ class Workers {
       this.list.map(async (worker) => {
         const text = await (await fetch(`${worker.url}/metrics`)).text();
         let sum = 0;
-        for (const line of text.split('\n')) if (line.startsWith('perch_account_checks_total{')) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+        for (const line of text.split('\n'))
+          if (line.startsWith('perch_account_checks_total{')) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
         return sum;
       }),
     );
@@ -134,7 +159,12 @@ async function round(store: Store, fake: FakeXChild, workers: Workers, processes
   const before = await workers.checks();
   const dueAt = Date.now() + DUE_DELAY_MS;
   await makeDueAt(store, dueAt);
-  const groups: CpuGroups = { workers: workers.list.map((w) => w.pid), PostgreSQL: { command: 'postgres' }, 'local X': [fake.child.pid ?? 0], bench: [process.pid] };
+  const groups: CpuGroups = {
+    workers: workers.list.map((w) => w.pid),
+    PostgreSQL: { command: 'postgres' },
+    'local X': [fake.child.pid ?? 0],
+    bench: [process.pid],
+  };
   await delay(dueAt - Date.now());
   const cpuBefore = await cpuSnapshot(groups);
   const { first, last } = await waitChecked(store, dueAt);
@@ -143,11 +173,23 @@ async function round(store: Store, fake: FakeXChild, workers: Workers, processes
   const stats = await fake.stats();
   // From the moment every account became due to the last check written.
   const seconds = (last - dueAt) / 1000;
-  return { processes, cpu, rate: ACCOUNTS / seconds, seconds, firstCheckMs: first - dueAt, split: after.map((n, i) => n - (before[i] ?? 0)), stats };
+  return {
+    processes,
+    cpu,
+    rate: ACCOUNTS / seconds,
+    seconds,
+    firstCheckMs: first - dueAt,
+    split: after.map((n, i) => n - (before[i] ?? 0)),
+    stats,
+  };
 }
 
 /** 4 workers against the limited server, from the first lookup until just before the last of LIMITED_WINDOWS windows resets. */
-async function rateLimitedRun(store: Store, fake: FakeXChild, workers: Workers): Promise<{ stats: FakeXStats; split: number[] }> {
+async function rateLimitedRun(
+  store: Store,
+  fake: FakeXChild,
+  workers: Workers,
+): Promise<{ stats: FakeXStats; split: number[] }> {
   await workers.stopAll();
   // The unlimited rounds left their (unreachable) windows in the store; the limited server starts afresh.
   await store.db.deleteFrom('rate_windows').execute();
@@ -176,24 +218,33 @@ if ('unreachable' in schema) {
   process.exit(0);
 }
 // Ctrl-C or a timeout: the schema must not stay behind (the children get the signal too and stop).
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void schema.drop().finally(() => process.exit(130)));
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => void schema.drop().finally(() => process.exit(130)));
 const verdicts: Verdict[] = [];
 const fake = await startFakeXChild(ACCOUNTS);
 const store = await openStore(schema.url, { poolSize: 2 });
 const workers = new Workers(schema.url, fake);
 try {
-  heading(`${fmt.int(ACCOUNTS)} X accounts on PostgreSQL (schema ${schema.schema}), ${POSTING_SHARE * 100}% with a new post each round; worker processes: ${PROCESS_COUNTS.join(', ')}`);
+  heading(
+    `${fmt.int(ACCOUNTS)} X accounts on PostgreSQL (schema ${schema.schema}), ${POSTING_SHARE * 100}% with a new post each round; worker processes: ${PROCESS_COUNTS.join(', ')}`,
+  );
   await importNames(store, schema.url);
   await workers.scaleTo(1);
   const resolveStarted = Date.now();
   const resolved = await waitChecked(store, 1); // every account checked once
-  figure('first round, 1 worker (resolve names)', `${fmt.int(ACCOUNTS / ((resolved.last - resolveStarted) / 1000))}/s`, 'lookups by name, not measured');
+  figure(
+    'first round, 1 worker (resolve names)',
+    `${fmt.int(ACCOUNTS / ((resolved.last - resolveStarted) / 1000))}/s`,
+    'lookups by name, not measured',
+  );
 
   const rounds: RoundResult[] = [];
   for (const processes of PROCESS_COUNTS) rounds.push(await round(store, fake, workers, processes));
   await workers.stopAll();
 
-  const ids = (await store.db.selectFrom('accounts').select('platform_user_id').execute()).map((r) => r.platform_user_id ?? '');
+  const ids = (await store.db.selectFrom('accounts').select('platform_user_id').execute()).map(
+    (r) => r.platform_user_id ?? '',
+  );
   // The client alone takes well under a second here: the median of 3 runs.
   const baselines: number[] = [];
   for (let i = 0; i < 3; i += 1) baselines.push(await clientLookupRate(fake.url, TOKEN, ids));
@@ -201,30 +252,67 @@ try {
 
   const one = rounds.find((r) => r.processes === 1)?.rate ?? rounds[0]?.rate ?? 1;
   for (const r of rounds) {
-    figure(`${r.processes} worker process${r.processes === 1 ? '' : 'es'}`, `${fmt.int(r.rate)}/s`, `${fmt.ratio(r.rate / one)} of 1 process, ${fmt.ratio(r.rate / baseline)} of the client alone; round ${r.seconds.toFixed(2)} s (first check +${r.firstCheckMs} ms)`);
-    figure('', '', `checks per process ${r.split.map(fmt.int).join(' / ')}; ${fmt.int(r.stats.lookupOk)} lookups, ${fmt.int(r.stats.timelineRequests)} timeline reads`);
+    figure(
+      `${r.processes} worker process${r.processes === 1 ? '' : 'es'}`,
+      `${fmt.int(r.rate)}/s`,
+      `${fmt.ratio(r.rate / one)} of 1 process, ${fmt.ratio(r.rate / baseline)} of the client alone; round ${r.seconds.toFixed(2)} s (first check +${r.firstCheckMs} ms)`,
+    );
+    figure(
+      '',
+      '',
+      `checks per process ${r.split.map(fmt.int).join(' / ')}; ${fmt.int(r.stats.lookupOk)} lookups, ${fmt.int(r.stats.timelineRequests)} timeline reads`,
+    );
     figure('', '', describeCpu(r.cpu, availableParallelism()));
   }
-  figure('refreshes/s by processes', rounds.map((r) => `${r.processes}: ${fmt.int(r.rate)}`).join('   '), `growth ${rounds.map((r) => fmt.ratio(r.rate / one)).join(' / ')}`);
-  figure('baseline: X client alone, lookups by id', `${fmt.int(baseline)}/s`, `4 requests in flight, no storage, no timelines (median of ${baselines.map(fmt.int).join(', ')})`);
+  figure(
+    'refreshes/s by processes',
+    rounds.map((r) => `${r.processes}: ${fmt.int(r.rate)}`).join('   '),
+    `growth ${rounds.map((r) => fmt.ratio(r.rate / one)).join(' / ')}`,
+  );
+  figure(
+    'baseline: X client alone, lookups by id',
+    `${fmt.int(baseline)}/s`,
+    `4 requests in flight, no storage, no timelines (median of ${baselines.map(fmt.int).join(', ')})`,
+  );
   const twice = rounds.reduce((n, r) => n + r.stats.usersLookedUp.more, 0);
   const never = rounds.reduce((n, r) => n + r.stats.usersLookedUp.never, 0);
   verdicts.push(target('accounts looked up twice in a round', fmt.int(twice), '0', twice === 0));
   verdicts.push(target('accounts not looked up in a round', fmt.int(never), '0', never === 0));
 
   if (ACCOUNTS < LIMITED_ACCOUNTS) {
-    heading(`Rate-limited run skipped: it needs at least ${fmt.int(LIMITED_ACCOUNTS)} accounts (more than ${LIMITED_WINDOWS} windows of lookups)`);
+    heading(
+      `Rate-limited run skipped: it needs at least ${fmt.int(LIMITED_ACCOUNTS)} accounts (more than ${LIMITED_WINDOWS} windows of lookups)`,
+    );
   } else {
-    heading(`Rate-limited local X: ${LIMIT} lookups and ${TWEETS_LIMIT} timeline reads per ${WINDOW_MS / 1000} s window, ${LIMITED_PROCESSES} workers, ${LIMITED_WINDOWS} lookup windows`);
+    heading(
+      `Rate-limited local X: ${LIMIT} lookups and ${TWEETS_LIMIT} timeline reads per ${WINDOW_MS / 1000} s window, ${LIMITED_PROCESSES} workers, ${LIMITED_WINDOWS} lookup windows`,
+    );
     const { stats, split } = await rateLimitedRun(store, fake, workers);
     const windows = [...stats.windows.users, ...stats.windows.usersBy];
     const allowed = LIMIT * windows.length;
     const used = windows.reduce((n, w) => n + w.ok, 0);
-    figure('lookups allowed in the run', fmt.int(allowed), `${LIMIT} × ${windows.length} windows; answered per window: ${windows.map((w) => w.ok).join(', ')}`);
+    figure(
+      'lookups allowed in the run',
+      fmt.int(allowed),
+      `${LIMIT} × ${windows.length} windows; answered per window: ${windows.map((w) => w.ok).join(', ')}`,
+    );
     figure('checks per process', split.map(fmt.int).join(' / '));
-    figure('timeline reads (context)', fmt.int(stats.timelineRequests), `${stats.windows.tweets.length} windows of ${TWEETS_LIMIT} opened`);
-    verdicts.push(target('share of allowed lookups used', `${((used / allowed) * 100).toFixed(1)}%`, '≥ 95%', used / allowed >= 0.95));
-    verdicts.push(target('429s caused (lookups and timelines)', fmt.int(stats.tooManyRequests), '0', stats.tooManyRequests === 0));
+    figure(
+      'timeline reads (context)',
+      fmt.int(stats.timelineRequests),
+      `${stats.windows.tweets.length} windows of ${TWEETS_LIMIT} opened`,
+    );
+    verdicts.push(
+      target(
+        'share of allowed lookups used',
+        `${((used / allowed) * 100).toFixed(1)}%`,
+        '≥ 95%',
+        used / allowed >= 0.95,
+      ),
+    );
+    verdicts.push(
+      target('429s caused (lookups and timelines)', fmt.int(stats.tooManyRequests), '0', stats.tooManyRequests === 0),
+    );
   }
   summary(verdicts);
 } finally {

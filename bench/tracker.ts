@@ -26,8 +26,15 @@ const WINDOW_MS = 5_000;
 const LIMITED_WINDOWS = 4;
 const TOKEN = 'bench-x-token';
 
-async function openBenchStore(dir: string, name: string): Promise<{ store: Store; config: ReturnType<typeof createConfig> }> {
-  const config = createConfig({ DATABASE_URL: `file:${join(dir, `${name}.db`)}`, KEY_HASH_SECRET: 'bench-key-hash-secret-0123456789abcdefghijklmnop', X_DAILY_READ_BUDGET: '1000000000' });
+async function openBenchStore(
+  dir: string,
+  name: string,
+): Promise<{ store: Store; config: ReturnType<typeof createConfig> }> {
+  const config = createConfig({
+    DATABASE_URL: `file:${join(dir, `${name}.db`)}`,
+    KEY_HASH_SECRET: 'bench-key-hash-secret-0123456789abcdefghijklmnop',
+    X_DAILY_READ_BUDGET: '1000000000',
+  });
   const store = await openStore(config.databaseUrl);
   const csv = `username\n${Array.from({ length: ACCOUNTS }, (_, i) => `user${i}`).join('\n')}\n`;
   await commitImport(store, await planImport(csv, config), { actor: 'bench', source: 'bench', clock: systemClock });
@@ -37,7 +44,10 @@ async function openBenchStore(dir: string, name: string): Promise<{ store: Store
 function tracker(store: Store, config: ReturnType<typeof createConfig>, url: string): Tracker {
   return new Tracker({
     store,
-    clients: [createXClient({ baseUrl: url, bearerToken: TOKEN }), createBlueskyClient({ baseUrl: 'http://127.0.0.1:9' })],
+    clients: [
+      createXClient({ baseUrl: url, bearerToken: TOKEN }),
+      createBlueskyClient({ baseUrl: 'http://127.0.0.1:9' }),
+    ],
     clock: systemClock,
     settings: trackerSettings(config),
     logger: createLogger('warn'),
@@ -58,8 +68,13 @@ try {
   const t = tracker(store, config, fake.url);
   let started = performance.now();
   await t.tick();
-  figure('first round (resolve names, read timelines)', `${fmt.int(ACCOUNTS / ((performance.now() - started) / 1000))}/s`);
-  const ids = (await store.db.selectFrom('accounts').select('platform_user_id').execute()).map((r) => r.platform_user_id ?? '');
+  figure(
+    'first round (resolve names, read timelines)',
+    `${fmt.int(ACCOUNTS / ((performance.now() - started) / 1000))}/s`,
+  );
+  const ids = (await store.db.selectFrom('accounts').select('platform_user_id').execute()).map(
+    (r) => r.platform_user_id ?? '',
+  );
   await fake.ask({ type: 'reset' });
   const rates: number[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
@@ -78,7 +93,11 @@ try {
   verdicts.push(target('account refreshes per second (rounds 1-3)', `${fmt.int(mean)}/s`, '≥ 5,000/s', mean >= 5_000));
   figure('share of the baseline', fmt.ratio(mean / baseline));
   const perRequest = (stats?.lookupKeys ?? 0) / Math.max(1, stats?.lookupOk ?? 1);
-  figure('mean usernames (ids) per lookup request', perRequest.toFixed(1), `${fmt.int(stats?.lookupOk ?? 0)} lookups, ${fmt.int(stats?.timelineRequests ?? 0)} timeline reads`);
+  figure(
+    'mean usernames (ids) per lookup request',
+    perRequest.toFixed(1),
+    `${fmt.int(stats?.lookupOk ?? 0)} lookups, ${fmt.int(stats?.timelineRequests ?? 0)} timeline reads`,
+  );
   await t.stop(0);
   await store.close();
 
@@ -95,9 +114,17 @@ try {
   const limitedStats = (await fake.ask({ type: 'stats' })).stats;
   const allowed = LIMIT * LIMITED_WINDOWS;
   const used = limitedStats?.lookupOk ?? 0;
-  figure('lookups allowed in the run', fmt.int(allowed), `first lookup ${(limitedStats?.firstLookupAt ?? opened) - opened} ms after start`);
-  verdicts.push(target('share of allowed lookups used', `${((used / allowed) * 100).toFixed(1)}%`, '≥ 95%', used / allowed >= 0.95));
-  verdicts.push(target('429s caused', fmt.int(limitedStats?.tooManyRequests ?? 0), '0', (limitedStats?.tooManyRequests ?? 0) === 0));
+  figure(
+    'lookups allowed in the run',
+    fmt.int(allowed),
+    `first lookup ${(limitedStats?.firstLookupAt ?? opened) - opened} ms after start`,
+  );
+  verdicts.push(
+    target('share of allowed lookups used', `${((used / allowed) * 100).toFixed(1)}%`, '≥ 95%', used / allowed >= 0.95),
+  );
+  verdicts.push(
+    target('429s caused', fmt.int(limitedStats?.tooManyRequests ?? 0), '0', (limitedStats?.tooManyRequests ?? 0) === 0),
+  );
   await limited.store.close();
   summary(verdicts);
 } finally {

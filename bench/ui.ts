@@ -27,11 +27,22 @@ function addHistory(dbPath: string, username: string): void {
   const db = new BetterSqlite3(dbPath);
   try {
     const row = db.prepare('select id from accounts where username_key = ?').get(username) as { id: number };
-    const insert = db.prepare('insert into metric_snapshots (account_id, bucket, observed_at, followers, following, posts, listed) values (?, ?, ?, ?, ?, ?, ?)');
+    const insert = db.prepare(
+      'insert into metric_snapshots (account_id, bucket, observed_at, followers, following, posts, listed) values (?, ?, ?, ?, ?, ?, ?)',
+    );
     const hour = 3_600_000;
     const start = Math.floor((Date.now() - HISTORY_DAYS * DAY) / hour) * hour;
     db.transaction(() => {
-      for (let i = 0; i < HISTORY_DAYS * 24; i += 1) insert.run(row.id, start + i * hour, start + i * hour + 60_000, 10_000 + i * 3 + (i % 17), 500, 2_000 + Math.floor(i / 10), 12);
+      for (let i = 0; i < HISTORY_DAYS * 24; i += 1)
+        insert.run(
+          row.id,
+          start + i * hour,
+          start + i * hour + 60_000,
+          10_000 + i * 3 + (i % 17),
+          500,
+          2_000 + Math.floor(i / 10),
+          12,
+        );
     })();
   } finally {
     db.close();
@@ -39,7 +50,12 @@ function addHistory(dbPath: string, username: string): void {
 }
 
 async function signIn(perch: Server): Promise<string> {
-  const response = await fetch(`${perch.url}/ui/sign-in`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ apiKey: ADMIN_KEY }) });
+  const response = await fetch(`${perch.url}/ui/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ apiKey: ADMIN_KEY }),
+  });
   const cookie = response.headers.get('set-cookie')?.split(';')[0];
   if (response.status !== 303 || !cookie) throw new Error(`sign-in answered ${response.status}`);
   return cookie;
@@ -57,8 +73,11 @@ function get(url: string, cookie: string): Promise<{ ms: number; bytes: number; 
           const ms = performance.now() - started;
           const raw = Buffer.concat(chunks);
           const encoding = response.headers['content-encoding'];
-          const body = (encoding === 'br' ? zlib.brotliDecompressSync(raw) : encoding === 'gzip' ? zlib.gunzipSync(raw) : raw).toString('utf8');
-          if (response.statusCode !== 200) reject(new Error(`${url} answered ${response.statusCode}: ${body.slice(0, 200)}`));
+          const body = (
+            encoding === 'br' ? zlib.brotliDecompressSync(raw) : encoding === 'gzip' ? zlib.gunzipSync(raw) : raw
+          ).toString('utf8');
+          if (response.statusCode !== 200)
+            reject(new Error(`${url} answered ${response.statusCode}: ${body.slice(0, 200)}`));
           else resolve({ ms, bytes: raw.length, body });
         });
       })
@@ -88,7 +107,9 @@ process.once('SIGINT', () => {
 });
 let perch: Server | null = null;
 try {
-  heading(`dashboard pages   ${fmt.int(ACCOUNTS)} accounts, ${RUNS} sequential requests per page after ${WARMUP} warm-up`);
+  heading(
+    `dashboard pages   ${fmt.int(ACCOUNTS)} accounts, ${RUNS} sequential requests per page after ${WARMUP} warm-up`,
+  );
   const dbPath = join(dir, 'perch.db');
   const fillStarted = performance.now();
   await fillCheckedAccounts(dbPath, ACCOUNTS);
@@ -97,7 +118,9 @@ try {
   perch = await startPerch(dbPath);
   const cookie = await signIn(perch);
   const accounts = await get(`${perch.url}/ui/accounts`, cookie);
-  const next = /href="(\/ui\/accounts\?[^"]*cursor=[^"]+)" rel="next"/.exec(accounts.body)?.[1]?.replaceAll('&amp;', '&');
+  const next = /href="(\/ui\/accounts\?[^"]*cursor=[^"]+)" rel="next"/
+    .exec(accounts.body)?.[1]
+    ?.replaceAll('&amp;', '&');
   if (!next) throw new Error('no next page on /ui/accounts');
   const pages = PAGES.map(([label, path]) => [label, path === '' ? next : path] as const);
 
@@ -113,18 +136,42 @@ try {
     const p95 = percentile(times, 0.95);
     worst = Math.max(worst, p95);
     largestLater = Math.max(largestLater, cold.bytes);
-    figure(label, `p95 ${fmt.ms(p95)}`, `p50 ${fmt.ms(percentile(times, 0.5))}, first ${fmt.ms(cold.ms)}, ${fmt.int(cold.bytes)} B sent (${fmt.int(Buffer.byteLength(cold.body))} B of HTML)`);
+    figure(
+      label,
+      `p95 ${fmt.ms(p95)}`,
+      `p50 ${fmt.ms(percentile(times, 0.5))}, first ${fmt.ms(cold.ms)}, ${fmt.int(cold.bytes)} B sent (${fmt.int(Buffer.byteLength(cold.body))} B of HTML)`,
+    );
   }
-  verdicts.push(target('slowest page render (p95)', fmt.ms(worst), `≤ ${TARGET_RENDER_MS} ms`, worst <= TARGET_RENDER_MS));
+  verdicts.push(
+    target('slowest page render (p95)', fmt.ms(worst), `≤ ${TARGET_RENDER_MS} ms`, worst <= TARGET_RENDER_MS),
+  );
 
   // A first visit loads the heaviest page and every asset it names (the account page: uPlot too).
   const heavy = await get(`${perch.url}/ui/accounts/x/${first}?range=all`, cookie);
   const assets = [...heavy.body.matchAll(/(?:src|href)="(\/ui\/assets\/[^"]+)"/g)].map((m) => m[1] ?? '');
   let firstLoad = heavy.bytes;
   for (const asset of assets) firstLoad += (await get(`${perch.url}${asset}`, cookie)).bytes;
-  figure('first load: account page and its assets', `${fmt.int(firstLoad / 1024)} KB`, `${assets.length} assets, as sent (compressed)`);
-  verdicts.push(target('first load', `${fmt.int(firstLoad / 1024)} KB`, `≤ ${TARGET_FIRST_KB} KB`, firstLoad <= TARGET_FIRST_KB * 1024));
-  verdicts.push(target('largest later page (assets cached)', `${fmt.int(largestLater / 1024)} KB`, `≤ ${TARGET_LATER_KB} KB`, largestLater <= TARGET_LATER_KB * 1024));
+  figure(
+    'first load: account page and its assets',
+    `${fmt.int(firstLoad / 1024)} KB`,
+    `${assets.length} assets, as sent (compressed)`,
+  );
+  verdicts.push(
+    target(
+      'first load',
+      `${fmt.int(firstLoad / 1024)} KB`,
+      `≤ ${TARGET_FIRST_KB} KB`,
+      firstLoad <= TARGET_FIRST_KB * 1024,
+    ),
+  );
+  verdicts.push(
+    target(
+      'largest later page (assets cached)',
+      `${fmt.int(largestLater / 1024)} KB`,
+      `≤ ${TARGET_LATER_KB} KB`,
+      largestLater <= TARGET_LATER_KB * 1024,
+    ),
+  );
   summary(verdicts);
 } finally {
   await perch?.stop();

@@ -41,7 +41,11 @@ export async function runDemo(env: NodeJS.ProcessEnv = process.env): Promise<voi
   });
 
   const store = await openStore(config.databaseUrl);
-  const report = await commitImport(store, await planImport(sim.csv, config), { actor: 'demo', source: 'demo', clock: systemClock });
+  const report = await commitImport(store, await planImport(sim.csv, config), {
+    actor: 'demo',
+    source: 'demo',
+    clock: systemClock,
+  });
   setInterval(() => evolve(sim), EVOLVE_EVERY_MS).unref();
 
   await runServer(config, 'serve');
@@ -77,7 +81,9 @@ export async function runDemo(env: NodeJS.ProcessEnv = process.env): Promise<voi
       (rows) => {
         const byStatus = new Map<string, number>();
         for (const row of rows) byStatus.set(row.status, (byStatus.get(row.status) ?? 0) + row.n);
-        process.stdout.write(`  ${new Date().toISOString().slice(11, 19)}  ${[...byStatus].map(([status, n]) => `${status} ${n}`).join(' · ')}\n`);
+        process.stdout.write(
+          `  ${new Date().toISOString().slice(11, 19)}  ${[...byStatus].map(([status, n]) => `${status} ${n}`).join(' · ')}\n`,
+        );
       },
       () => {},
     );

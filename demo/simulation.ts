@@ -5,9 +5,42 @@ import { startFakeX, type FakeX } from '../src/simulators/x-server.ts';
 
 export const DEMO_X_TOKEN = 'demo-x-token';
 
-const WORDS = ['river', 'maple', 'orbit', 'pixel', 'harbor', 'lumen', 'cedar', 'quartz', 'ember', 'tundra', 'nova', 'sable', 'willow', 'atlas', 'comet', 'fjord'];
-const TAGS = ['opensource', 'typescript', 'climate', 'design', 'running', 'coffee', 'music', 'space', 'privacy', 'books'];
-const DOMAINS = ['https://example.com/notes', 'https://www.example.org/post', 'https://news.example.net/story', 'https://blog.example.dev/entry'];
+const WORDS = [
+  'river',
+  'maple',
+  'orbit',
+  'pixel',
+  'harbor',
+  'lumen',
+  'cedar',
+  'quartz',
+  'ember',
+  'tundra',
+  'nova',
+  'sable',
+  'willow',
+  'atlas',
+  'comet',
+  'fjord',
+];
+const TAGS = [
+  'opensource',
+  'typescript',
+  'climate',
+  'design',
+  'running',
+  'coffee',
+  'music',
+  'space',
+  'privacy',
+  'books',
+];
+const DOMAINS = [
+  'https://example.com/notes',
+  'https://www.example.org/post',
+  'https://news.example.net/story',
+  'https://blog.example.dev/entry',
+];
 // Short posts in a few languages and moods, so the analysis has something to tell apart.
 const TEXTS: { text: string; lang: string }[] = [
   { text: 'What a wonderful morning, the new release works beautifully and the team is thrilled', lang: 'en' },
@@ -47,7 +80,11 @@ function postInput(random: () => number) {
 }
 
 /** Starts both servers with `xCount` X and `blueskyCount` Bluesky accounts (a few of them gone). */
-export async function startSimulation(xCount = 200, blueskyCount = 100, random: () => number = Math.random): Promise<Simulation> {
+export async function startSimulation(
+  xCount = 200,
+  blueskyCount = 100,
+  random: () => number = Math.random,
+): Promise<Simulation> {
   const x = await startFakeX({ bearerToken: DEMO_X_TOKEN });
   const bsky = await startFakeBluesky();
   // Limits of the same order as the real platforms', so health shows live rate-limit state.
@@ -63,11 +100,29 @@ export async function startSimulation(xCount = 200, blueskyCount = 100, random: 
   for (let i = 0; i < xCount; i++) {
     const username = `${pick(WORDS, random)}_${i}`;
     const followers = Math.floor(10 ** (1 + random() * 5));
-    const user = x.addUser({ username, name: `${username.replace('_', ' ')}`, followers, following: Math.floor(random() * 900), listed: Math.floor(followers / 50), protected: i % 40 === 7, description: 'A simulated X account for the perch demo' });
+    const user = x.addUser({
+      username,
+      name: `${username.replace('_', ' ')}`,
+      followers,
+      following: Math.floor(random() * 900),
+      listed: Math.floor(followers / 50),
+      protected: i % 40 === 7,
+      description: 'A simulated X account for the perch demo',
+    });
     const posts = Math.floor(random() * 6);
     for (let p = 0; p < posts; p++) {
       const input = postInput(random);
-      x.addPost(user.id, { text: input.text, lang: input.lang, likes: input.likes, reposts: input.reposts, replies: input.replies, quotes: input.quotes, hashtags: input.tags, urls: input.links, createdAt: new Date(Date.now() - random() * 20 * 86_400_000).toISOString() });
+      x.addPost(user.id, {
+        text: input.text,
+        lang: input.lang,
+        likes: input.likes,
+        reposts: input.reposts,
+        replies: input.replies,
+        quotes: input.quotes,
+        hashtags: input.tags,
+        urls: input.links,
+        createdAt: new Date(Date.now() - random() * 20 * 86_400_000).toISOString(),
+      });
     }
     if (i % 60 === 11) x.suspend(user.id);
     if (i % 60 === 23) x.remove(user.id);
@@ -75,17 +130,38 @@ export async function startSimulation(xCount = 200, blueskyCount = 100, random: 
   }
   for (let i = 0; i < blueskyCount; i++) {
     const handle = `${pick(WORDS, random)}${i}.bsky.social`;
-    const user = bsky.addUser({ handle, displayName: handle.split('.')[0], followers: Math.floor(10 ** (1 + random() * 4)), follows: Math.floor(random() * 500), description: 'A simulated Bluesky account for the perch demo' });
+    const user = bsky.addUser({
+      handle,
+      displayName: handle.split('.')[0],
+      followers: Math.floor(10 ** (1 + random() * 4)),
+      follows: Math.floor(random() * 500),
+      description: 'A simulated Bluesky account for the perch demo',
+    });
     const posts = Math.floor(random() * 6);
     for (let p = 0; p < posts; p++) {
       const input = postInput(random);
-      bsky.addPost(user.did, { text: input.text, langs: [input.lang], likes: input.likes, reposts: input.reposts, replies: input.replies, quotes: input.quotes, tags: input.tags, links: input.links, createdAt: new Date(Date.now() - random() * 20 * 86_400_000).toISOString() });
+      bsky.addPost(user.did, {
+        text: input.text,
+        langs: [input.lang],
+        likes: input.likes,
+        reposts: input.reposts,
+        replies: input.replies,
+        quotes: input.quotes,
+        tags: input.tags,
+        links: input.links,
+        createdAt: new Date(Date.now() - random() * 20 * 86_400_000).toISOString(),
+      });
     }
     if (i % 50 === 13) bsky.takedown(user.did);
     if (i % 50 === 29) bsky.deactivate(user.did);
     rows.push(`${handle},bluesky,${i % 2 === 0 ? 'science' : 'arts'}`);
   }
-  return { x, bsky, csv: `${rows.join('\n')}\n`, close: async () => void (await Promise.all([x.close(), bsky.close()])) };
+  return {
+    x,
+    bsky,
+    csv: `${rows.join('\n')}\n`,
+    close: async () => void (await Promise.all([x.close(), bsky.close()])),
+  };
 }
 
 /**
@@ -97,10 +173,20 @@ export function evolve(sim: Simulation, random: () => number = Math.random): voi
     if (user.state === 'removed') continue;
     const drift = Math.round(user.followers * (random() - 0.4) * 0.01) + Math.floor(random() * 3);
     sim.x.updateUser(user.id, { followers: Math.max(0, user.followers + drift) });
-    for (const post of user.timeline.slice(-3)) sim.x.updatePost(post.id, { likes: post.likes + Math.floor(random() * 20) });
+    for (const post of user.timeline.slice(-3))
+      sim.x.updatePost(post.id, { likes: post.likes + Math.floor(random() * 20) });
     if (random() < 0.1 && !user.protected) {
       const input = postInput(random);
-      sim.x.addPost(user.id, { text: input.text, lang: input.lang, likes: input.likes, reposts: input.reposts, replies: input.replies, quotes: input.quotes, hashtags: input.tags, urls: input.links });
+      sim.x.addPost(user.id, {
+        text: input.text,
+        lang: input.lang,
+        likes: input.likes,
+        reposts: input.reposts,
+        replies: input.replies,
+        quotes: input.quotes,
+        hashtags: input.tags,
+        urls: input.links,
+      });
     }
     if (user.state !== 'active') continue;
     // Now and then an account is suspended, so a webhook sees account.status_changed within minutes.
@@ -119,10 +205,20 @@ export function evolve(sim: Simulation, random: () => number = Math.random): voi
   for (const user of [...sim.bsky.allUsers()]) {
     if (user.status !== 'active') continue;
     sim.bsky.updateUser(user.did, { followers: Math.max(0, user.followers + Math.floor(random() * 5) - 1) });
-    for (const post of sim.bsky.recentPosts(user.did, 3)) sim.bsky.updatePost(post.uri, { likes: post.likes + Math.floor(random() * 10) });
+    for (const post of sim.bsky.recentPosts(user.did, 3))
+      sim.bsky.updatePost(post.uri, { likes: post.likes + Math.floor(random() * 10) });
     if (random() < 0.1) {
       const input = postInput(random);
-      sim.bsky.addPost(user.did, { text: input.text, langs: [input.lang], likes: input.likes, reposts: input.reposts, replies: input.replies, quotes: input.quotes, tags: input.tags, links: input.links });
+      sim.bsky.addPost(user.did, {
+        text: input.text,
+        langs: [input.lang],
+        likes: input.likes,
+        reposts: input.reposts,
+        replies: input.replies,
+        quotes: input.quotes,
+        tags: input.tags,
+        links: input.links,
+      });
     }
   }
 }

@@ -21,12 +21,17 @@ if (unknown.length > 0) {
 }
 const selected = asked.length > 0 ? asked : available;
 
-console.log(`perch benchmarks, ${new Date().toISOString()}, Node ${process.version}, ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB RAM`);
+console.log(
+  `perch benchmarks, ${new Date().toISOString()}, Node ${process.version}, ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB RAM`,
+);
 let failed = 0;
 for (const [index, name] of selected.entries()) {
   console.log(`\n=== bench/${name}.ts (${index + 1}/${selected.length}) ${'='.repeat(Math.max(0, 60 - name.length))}`);
   const started = Date.now();
-  const result = spawnSync(process.execPath, ['--import', 'tsx', join('bench', `${name}.ts`)], { cwd: root, stdio: 'inherit' });
+  const result = spawnSync(process.execPath, ['--import', 'tsx', join('bench', `${name}.ts`)], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
   if (result.status !== 0) {
     failed += 1;

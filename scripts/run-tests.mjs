@@ -6,7 +6,9 @@ import { join } from 'node:path';
 
 function collect(path) {
   if (statSync(path).isFile()) return path.endsWith('.test.ts') ? [path] : [];
-  return readdirSync(path).sort().flatMap((name) => (name === 'fakes' || name === 'helpers' ? [] : collect(join(path, name))));
+  return readdirSync(path)
+    .sort()
+    .flatMap((name) => (name === 'fakes' || name === 'helpers' ? [] : collect(join(path, name))));
 }
 
 const roots = process.argv.slice(2);

@@ -14,7 +14,11 @@ import { registerValidation } from './http/validation.ts';
 import { clientKey, untrustedForwardingWarning } from './limits/client-address.ts';
 import { sharedRateLimitStore } from './limits/request-counter.ts';
 import { AccountSchema, ProblemSchema } from './http/schemas.ts';
-import { registerIdentityEncodingOnly, registerSecurityHeaders, registerShutdownGate } from './http/security-headers.ts';
+import {
+  registerIdentityEncodingOnly,
+  registerSecurityHeaders,
+  registerShutdownGate,
+} from './http/security-headers.ts';
 import accountHistoryRoutes from './http/routes/account-history.ts';
 import accountPostsRoutes from './http/routes/account-posts.ts';
 import accountRoutes from './http/routes/accounts.ts';
@@ -81,7 +85,11 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     skipOnError: true,
     hook: 'onRequest',
     keyGenerator: (request) => request.principal?.keyId ?? clientKey(request.ip),
-    errorResponseBuilder: (_request, context) => new PerchError('rate_limited', `Rate limit of ${context.max} requests per minute reached; retry in ${Math.ceil(context.ttl / 1000)} s.`),
+    errorResponseBuilder: (_request, context) =>
+      new PerchError(
+        'rate_limited',
+        `Rate limit of ${context.max} requests per minute reached; retry in ${Math.ceil(context.ttl / 1000)} s.`,
+      ),
   });
 
   app.addSchema(ProblemSchema);
@@ -92,7 +100,8 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
       info: {
         title: 'perch',
         version: deps.version,
-        description: 'Account-tracking service: register X and Bluesky accounts from CSV, then read their details. Every error is an RFC 9457 problem document with a stable `code`.',
+        description:
+          'Account-tracking service: register X and Bluesky accounts from CSV, then read their details. Every error is an RFC 9457 problem document with a stable `code`.',
       },
       servers: [{ url: '/' }],
       components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } },

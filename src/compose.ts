@@ -21,7 +21,9 @@ import { createDeliverer } from './webhooks/create-deliverer.ts';
 import type { Deliverer } from './webhooks/deliverer.ts';
 import { systemClock, type Clock, type SleepingClock } from './clock.ts';
 
-export const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const VERSION = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 export interface ComposeOptions {
   logger: Logger;
@@ -39,21 +41,41 @@ export interface ComposeOptions {
 export async function composeApp(
   config: Config,
   options: ComposeOptions,
-): Promise<{ app: FastifyInstance; deps: AppDeps; firstAdminKey: string | null; tracker: Tracker | null; metricsApp: FastifyInstance | null; deliverer: Deliverer | null }> {
+): Promise<{
+  app: FastifyInstance;
+  deps: AppDeps;
+  firstAdminKey: string | null;
+  tracker: Tracker | null;
+  metricsApp: FastifyInstance | null;
+  deliverer: Deliverer | null;
+}> {
   const clock = options.clock ?? systemClock;
   const store = await openStore(config.databaseUrl, {
     poolSize: config.databasePoolSize,
     busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS,
-    onConnectionError: (error) => options.logger.warn({ err: error }, 'store connection lost; it is replaced on the next use'),
+    onConnectionError: (error) =>
+      options.logger.warn({ err: error }, 'store connection lost; it is replaced on the next use'),
   });
   try {
     const metrics = createMetrics(store, clock, config.metricsIntervalMs);
     const role = options.role ?? 'serve';
     const runsTracker = role === 'worker' || (role === 'serve' && config.tracker);
-    const tracker = runsTracker ? createTracker(config, store, options.logger, { ...(options.trackerClock ? { clock: options.trackerClock } : {}), metrics: metrics.tracker, role }) : null;
+    const tracker = runsTracker
+      ? createTracker(config, store, options.logger, {
+          ...(options.trackerClock ? { clock: options.trackerClock } : {}),
+          metrics: metrics.tracker,
+          role,
+        })
+      : null;
     const keyHashSecret = resolveKeyHashSecret(config.keyHashSecret, config.dataDir);
     // Webhooks are delivered by the processes that run the tracker's role: `perch serve` and `perch worker`.
-    const deliverer = role === 'api' ? null : createDeliverer(config, store, options.logger, keyHashSecret, { ...(options.trackerClock ? { clock: options.trackerClock } : {}), metrics: metrics.webhooks });
+    const deliverer =
+      role === 'api'
+        ? null
+        : createDeliverer(config, store, options.logger, keyHashSecret, {
+            ...(options.trackerClock ? { clock: options.trackerClock } : {}),
+            metrics: metrics.webhooks,
+          });
     const authenticator = new KeyAuthenticator(store.reader, store.db, {
       secret: keyHashSecret,
       envAdminKey: config.adminApiKey,

@@ -8,7 +8,12 @@ import { RETAINED_TABLES, type Config, type RetainedTable } from './config-shape
 
 export { RETAINED_TABLES, type Config, type RetainedTable } from './config-shape.ts';
 
-const RETENTION_DEFAULTS: Record<RetainedTable, string> = { history: '400d', audit: '365d', imports: '90d', idempotency: '24h' };
+const RETENTION_DEFAULTS: Record<RetainedTable, string> = {
+  history: '400d',
+  audit: '365d',
+  imports: '90d',
+  idempotency: '24h',
+};
 
 export class ConfigError extends Error {
   readonly problems: readonly string[];
@@ -79,8 +84,11 @@ export function createConfig(env: Env, overrides: Partial<Config> = {}, baseDir 
   const durations = (name: string, fallback: string): number[] => {
     const raw = text(name) ?? fallback;
     const values = raw.split(',').map((part) => parseDuration(part));
-    if (values.length > 0 && values.length <= 20 && values.every((v): v is number => v !== null && v >= 1_000)) return values;
-    problems.push(`${name} must be up to 20 durations of at least 1s separated by commas, such as 5s,5m,30m (got "${raw}")`);
+    if (values.length > 0 && values.length <= 20 && values.every((v): v is number => v !== null && v >= 1_000))
+      return values;
+    problems.push(
+      `${name} must be up to 20 durations of at least 1s separated by commas, such as 5s,5m,30m (got "${raw}")`,
+    );
     return fallback.split(',').map((part) => parseDuration(part) ?? 1_000);
   };
   const percent = (name: string, fallback: number): number => {
@@ -111,7 +119,9 @@ export function createConfig(env: Env, overrides: Partial<Config> = {}, baseDir 
     if (/^\d{1,2}$/.test(raw)) return Number(raw);
     const list = raw.split(',').map((p) => p.trim());
     if (list.every((p) => isIP(p.split('/')[0] ?? '') !== 0)) return list.join(',');
-    problems.push(`${name} must be off, on (one proxy), a number of proxies, or proxy addresses/CIDRs separated by commas (got "${raw}")`);
+    problems.push(
+      `${name} must be off, on (one proxy), a number of proxies, or proxy addresses/CIDRs separated by commas (got "${raw}")`,
+    );
     return false;
   };
 
@@ -121,11 +131,16 @@ export function createConfig(env: Env, overrides: Partial<Config> = {}, baseDir 
     if (text(name)?.toLowerCase() === 'off') return null;
     return duration(name, RETENTION_DEFAULTS[table], 3_600_000);
   };
-  const retention = Object.fromEntries(RETAINED_TABLES.map((table) => [table, retentionOf(table)])) as Record<RetainedTable, number | null>;
+  const retention = Object.fromEntries(RETAINED_TABLES.map((table) => [table, retentionOf(table)])) as Record<
+    RetainedTable,
+    number | null
+  >;
   // The analysis looks 30 days back; shorter history would make its changes null.
-  if (retention.history !== null && retention.history < 31 * 86_400_000) problems.push('HISTORY_RETENTION must be at least 31d (the analysis reads 30 days of history), or off');
+  if (retention.history !== null && retention.history < 31 * 86_400_000)
+    problems.push('HISTORY_RETENTION must be at least 31d (the analysis reads 30 days of history), or off');
   // A stored replay may hold a new key in plaintext (sealed): never keep one past a day.
-  if (retention.idempotency === null || retention.idempotency > 86_400_000) problems.push('IDEMPOTENCY_RETENTION must be at most 24h (a stored reply may hold a new key)');
+  if (retention.idempotency === null || retention.idempotency > 86_400_000)
+    problems.push('IDEMPOTENCY_RETENTION must be at most 24h (a stored reply may hold a new key)');
   const metricsKey = text('METRICS_KEY');
   if (metricsKey !== null && metricsKey.length < 32) problems.push('METRICS_KEY must be at least 32 characters');
 
@@ -145,15 +160,19 @@ export function createConfig(env: Env, overrides: Partial<Config> = {}, baseDir 
 
   const adminApiKey = text('ADMIN_API_KEY');
   if (adminApiKey !== null && adminApiKey.length < 32) {
-    problems.push('ADMIN_API_KEY is too weak: use at least 32 characters (e.g. `openssl rand -base64 32`), or unset it to get a generated key');
+    problems.push(
+      'ADMIN_API_KEY is too weak: use at least 32 characters (e.g. `openssl rand -base64 32`), or unset it to get a generated key',
+    );
   }
   const keyHashSecret = text('KEY_HASH_SECRET');
-  if (keyHashSecret !== null && keyHashSecret.length < 32) problems.push('KEY_HASH_SECRET must be at least 32 characters');
+  if (keyHashSecret !== null && keyHashSecret.length < 32)
+    problems.push('KEY_HASH_SECRET must be at least 32 characters');
 
   const platform = (text('DEFAULT_PLATFORM') ?? 'x').toLowerCase();
   if (!isPlatform(platform)) problems.push(`DEFAULT_PLATFORM must be x or bluesky (got "${platform}")`);
   const logLevel = (text('LOG_LEVEL') ?? 'info').toLowerCase();
-  if (!LOG_LEVELS.includes(logLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+  if (!LOG_LEVELS.includes(logLevel))
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
 
   const config: Config = {
     port: integer('PORT', 3000, 0, 65_535),
@@ -202,7 +221,8 @@ export function createConfig(env: Env, overrides: Partial<Config> = {}, baseDir 
   if (config.keyHashSecret === null && config.databaseUrl.startsWith('postgres')) {
     problems.push('KEY_HASH_SECRET is required with PostgreSQL (every process must share it)');
   }
-  if (config.keyCacheTtlMs > 5_000) problems.push('KEY_CACHE_TTL must be at most 5s (it bounds how long a revoked key keeps working)');
+  if (config.keyCacheTtlMs > 5_000)
+    problems.push('KEY_CACHE_TTL must be at most 5s (it bounds how long a revoked key keeps working)');
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
 }

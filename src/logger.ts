@@ -5,20 +5,38 @@ const KEY_IN_TEXT = /perch_[0-9A-Za-z]{20,}/g;
 
 /** Request summary for logs: the URL with anything that looks like a key blanked out. */
 function requestSummary(request: { method?: string; url?: string; ip?: string; id?: unknown }) {
-  return { method: request.method, url: request.url?.replace(KEY_IN_TEXT, '[redacted]'), ip: request.ip, id: request.id };
+  return {
+    method: request.method,
+    url: request.url?.replace(KEY_IN_TEXT, '[redacted]'),
+    ip: request.ip,
+    id: request.id,
+  };
 }
 
-export function createLogger(level: string, options: { pretty?: boolean; destination?: pino.DestinationStream } = {}): Logger {
+export function createLogger(
+  level: string,
+  options: { pretty?: boolean; destination?: pino.DestinationStream } = {},
+): Logger {
   const pretty = options.pretty ?? (process.stdout.isTTY === true && options.destination === undefined);
   return pino(
     {
       level,
       redact: {
-        paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'headers["x-api-key"]', 'apiKey', '*.apiKey', 'adminApiKey', 'keyHashSecret'],
+        paths: [
+          'req.headers["x-api-key"]',
+          'req.headers.authorization',
+          'headers["x-api-key"]',
+          'apiKey',
+          '*.apiKey',
+          'adminApiKey',
+          'keyHashSecret',
+        ],
         censor: '[redacted]',
       },
       serializers: { req: requestSummary, err: pino.stdSerializers.err },
-      ...(pretty ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } } : {}),
+      ...(pretty
+        ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } }
+        : {}),
     },
     options.destination,
   );

@@ -29,7 +29,9 @@ program
 
 program
   .command('worker')
-  .description('run the tracker and the webhook deliveries only, with health and metrics on WORKER_PORT if set (for scale-out on PostgreSQL)')
+  .description(
+    'run the tracker and the webhook deliveries only, with health and metrics on WORKER_PORT if set (for scale-out on PostgreSQL)',
+  )
   .action(async () => runServer(loadConfig({ tracker: true }), 'worker'));
 
 program
@@ -58,9 +60,12 @@ registerWebhookCommands(program);
 // With a default command, commander hands an unknown word to `serve` ("too many arguments for
 // 'serve'"); name the real mistake instead.
 const first = process.argv[2];
-const known = (name: string) => name === 'help' || program.commands.some((command) => command.name() === name || command.aliases().includes(name));
+const known = (name: string) =>
+  name === 'help' || program.commands.some((command) => command.name() === name || command.aliases().includes(name));
 if (first !== undefined && !first.startsWith('-') && !known(first)) {
-  process.stderr.write(`error: unknown command '${first.replace(/[^\x20-\x7e]/g, '?')}'. Commands: ${program.commands.map((c) => c.name()).join(', ')}.\n`);
+  process.stderr.write(
+    `error: unknown command '${first.replace(/[^\x20-\x7e]/g, '?')}'. Commands: ${program.commands.map((c) => c.name()).join(', ')}.\n`,
+  );
   process.exitCode = EXIT.usage;
 } else {
   try {

@@ -21,7 +21,11 @@ export interface Metrics {
 
 /** The store counts behind the gauges, read together so a scrape costs at most one round per interval. */
 async function readStoreCounts(store: Store, now: number) {
-  const [byStatus, due, trackers] = await Promise.all([countByStatus(store.reader), countDue(store.reader, PLATFORMS, now), recentTrackers(store.reader, now - LOST_AFTER_MS)]);
+  const [byStatus, due, trackers] = await Promise.all([
+    countByStatus(store.reader),
+    countDue(store.reader, PLATFORMS, now),
+    recentTrackers(store.reader, now - LOST_AFTER_MS),
+  ]);
   return { byStatus, due, trackers };
 }
 

@@ -18,14 +18,19 @@ export async function runServer(config: Config, role: AppDeps['role']): Promise<
   const { app, firstAdminKey, tracker, metricsApp, deliverer } = await composeApp(config, { logger, role });
   if (firstAdminKey !== null) {
     // Never sent to the logger: on a terminal it is printed; otherwise it goes to an owner-only file.
-    deliverFirstAdminKey(firstAdminKey, { terminal: process.stdout.isTTY ? process.stdout : null, dir: keyFileDir(config), log: logger });
+    deliverFirstAdminKey(firstAdminKey, {
+      terminal: process.stdout.isTTY ? process.stdout : null,
+      dir: keyFileDir(config),
+      log: logger,
+    });
   }
   let withdraw = () => {};
   if (role !== 'worker') {
     await app.listen({ port: config.port, host: config.host });
     // On SQLite, `perch import FILE` finds this server and sends the file through it.
     const address = app.server.address();
-    if (config.dataDir !== null && typeof address === 'object' && address !== null) withdraw = announceServer(config.dataDir, localUrl(config.host, address.port));
+    if (config.dataDir !== null && typeof address === 'object' && address !== null)
+      withdraw = announceServer(config.dataDir, localUrl(config.host, address.port));
   } else if (config.workerPort !== null) await app.listen({ port: config.workerPort, host: config.host });
   await metricsApp?.listen({ port: config.metricsPort ?? 0, host: config.host });
   tracker?.start();

@@ -52,29 +52,62 @@ function checkedColumns(i: number, now: number): CheckedColumns {
     protected: false,
     createdAt: iso(now - (400 + (i % 3_000)) * DAY),
   };
-  const metrics = { followers, following: 50 + (i % 900), posts: 1_000 + (i % 40_000), listed: i % 70, observedAt: iso(now - 600_000) };
+  const metrics = {
+    followers,
+    following: 50 + (i % 900),
+    posts: 1_000 + (i % 40_000),
+    listed: i % 70,
+    observedAt: iso(now - 600_000),
+  };
   const post = (n: number) => {
     const id = String(1_800_000_000_000_000_000n + BigInt(i * 10 + n));
     const likes = 10 * n + (i % 50);
     const reposts = n + (i % 7);
-    return { id, createdAt: iso(now - n * DAY), url: `https://x.com/bench/status/${id}`, text: `Post ${n} #bench`, likes, reposts, replies: n, quotes: n % 2, score: likes + 2 * reposts + n };
+    return {
+      id,
+      createdAt: iso(now - n * DAY),
+      url: `https://x.com/bench/status/${id}`,
+      text: `Post ${n} #bench`,
+      likes,
+      reposts,
+      replies: n,
+      quotes: n % 2,
+      score: likes + 2 * reposts + n,
+    };
   };
   const analysis = {
     followers: { change1d: i % 13, change7d: i % 97, change30d: i % 401, growthRate7d: ((i % 97) / followers) * 100 },
-    activity: { postsPerDay7d: (i % 30) / 7, lastPostAt: iso(now - DAY), activeHoursUtc: Array.from({ length: 24 }, (_, h) => (i + h) % 9) },
+    activity: {
+      postsPerDay7d: (i % 30) / 7,
+      lastPostAt: iso(now - DAY),
+      activeHoursUtc: Array.from({ length: 24 }, (_, h) => (i + h) % 9),
+    },
     engagement: { avgLikes: 12.5, avgReposts: 2.25, avgReplies: 1.75, engagementRate: 0.85, postsConsidered: 24 },
     content: {
-      topHashtags: [{ tag: 'software', count: 12 }, { tag: 'coffee', count: 7 }, { tag: 'birds', count: 3 }],
+      topHashtags: [
+        { tag: 'software', count: 12 },
+        { tag: 'coffee', count: 7 },
+        { tag: 'birds', count: 3 },
+      ],
       topMentions: [{ username: 'alice', count: 4 }],
       topDomains: [{ domain: 'example.com', count: 9 }],
-      languages: [{ lang: 'en', share: 0.9 }, { lang: 'pt', share: 0.1 }],
+      languages: [
+        { lang: 'en', share: 0.9 },
+        { lang: 'pt', share: 0.1 },
+      ],
       sentiment: { mean: 0.21, positiveShare: 0.46, negativeShare: 0.12, postsScored: 22 },
     },
     topPosts: [1, 2, 3, 4, 5].map(post),
     computedAt: iso(now - 600_000),
     stale: false,
   };
-  return { profile: JSON.stringify(profile), metrics: JSON.stringify(metrics), analysis: JSON.stringify(analysis), followers, change7d: i % 97 };
+  return {
+    profile: JSON.stringify(profile),
+    metrics: JSON.stringify(metrics),
+    analysis: JSON.stringify(analysis),
+    followers,
+    change7d: i % 97,
+  };
 }
 
 /**
@@ -113,7 +146,21 @@ export async function fillCheckedAccounts(dbPath: string, count: number): Promis
       for (let i = 1; i <= count; i += 1) {
         const name = benchUsername(i);
         const c = variants[i % variants.length] as CheckedColumns;
-        insert.run(name, name, String(10_000_000 + i), c.profile, c.metrics, c.analysis, c.followers, c.change7d, now - 30 * DAY, now - 600_000, now + 3_000_000, now - 30 * DAY, now - 600_000);
+        insert.run(
+          name,
+          name,
+          String(10_000_000 + i),
+          c.profile,
+          c.metrics,
+          c.analysis,
+          c.followers,
+          c.change7d,
+          now - 30 * DAY,
+          now - 600_000,
+          now + 3_000_000,
+          now - 30 * DAY,
+          now - 600_000,
+        );
       }
     })();
     db.pragma('journal_mode = WAL'); // what the app expects to find

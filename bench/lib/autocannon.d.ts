@@ -25,7 +25,12 @@ declare module 'autocannon' {
 
   export interface RequestSpec extends RawRequest {
     setupRequest?: (request: RawRequest, context: Record<string, unknown>) => RawRequest | undefined;
-    onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void;
+    onResponse?: (
+      status: number,
+      body: string,
+      context: Record<string, unknown>,
+      headers: Record<string, string>,
+    ) => void;
   }
 
   export interface Options {
@@ -62,7 +67,10 @@ declare module 'autocannon' {
 
   export interface Instance extends EventEmitter {
     stop(): void;
-    on(event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): this;
+    on(
+      event: 'response',
+      listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void,
+    ): this;
     on(event: 'done', listener: (result: Result) => void): this;
     on(event: string, listener: (...args: unknown[]) => void): this;
   }

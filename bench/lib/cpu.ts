@@ -89,7 +89,8 @@ export function cpuUsed(before: CpuSnapshot, after: CpuSnapshot): CpuUse {
   }
   const seconds = (after.at - before.at) / 1000;
   const cores = Object.values(groups).reduce((a, b) => a + b, 0) / seconds;
-  const machineCores = before.machine === null || after.machine === null ? null : (after.machine - before.machine) / seconds;
+  const machineCores =
+    before.machine === null || after.machine === null ? null : (after.machine - before.machine) / seconds;
   return { groups, cores, machineCores, seconds };
 }
 
@@ -99,7 +100,9 @@ export function addCpuUse(uses: readonly CpuUse[]): CpuUse {
   for (const use of uses) for (const [group, s] of Object.entries(use.groups)) groups[group] = (groups[group] ?? 0) + s;
   const seconds = uses.reduce((n, u) => n + u.seconds, 0);
   const busy = uses.reduce((n, u) => n + u.cores * u.seconds, 0);
-  const machine = uses.every((u) => u.machineCores !== null) ? uses.reduce((n, u) => n + (u.machineCores ?? 0) * u.seconds, 0) / seconds : null;
+  const machine = uses.every((u) => u.machineCores !== null)
+    ? uses.reduce((n, u) => n + (u.machineCores ?? 0) * u.seconds, 0) / seconds
+    : null;
   return { groups, cores: busy / seconds, machineCores: machine, seconds };
 }
 
@@ -108,9 +111,14 @@ const OTHERS_WARNING = 0.25;
 
 /** `CPU s: workers 13.6, PostgreSQL 19.3; 1.41 of 2 cores busy (whole machine 1.52)`, with a warning when others took much. */
 export function describeCpu(use: CpuUse, cores: number): string {
-  const groups = Object.entries(use.groups).map(([group, s]) => `${group} ${s.toFixed(1)}`).join(', ');
+  const groups = Object.entries(use.groups)
+    .map(([group, s]) => `${group} ${s.toFixed(1)}`)
+    .join(', ');
   const others = use.machineCores === null ? 0 : use.machineCores - use.cores;
-  const machine = use.machineCores === null ? '' : ` (whole machine ${use.machineCores.toFixed(2)}${others > OTHERS_WARNING ? `: other processes took ${others.toFixed(2)}, figures disturbed` : ''})`;
+  const machine =
+    use.machineCores === null
+      ? ''
+      : ` (whole machine ${use.machineCores.toFixed(2)}${others > OTHERS_WARNING ? `: other processes took ${others.toFixed(2)}, figures disturbed` : ''})`;
   return `CPU s: ${groups}; ${use.cores.toFixed(2)} of ${cores} cores busy${machine}`;
 }
 

@@ -36,7 +36,10 @@ export interface FakeXStats {
 const users = Number(process.env.FAKE_X_USERS ?? 100_000);
 const fake = await startFakeX({ bearerToken: 'bench-x-token' });
 const created = fake.addUsers(users, 'user');
-const limits = { lookups: null as { limit: number; windowMs: number } | null, tweets: null as { limit: number; windowMs: number } | null };
+const limits = {
+  lookups: null as { limit: number; windowMs: number } | null,
+  tweets: null as { limit: number; windowMs: number } | null,
+};
 
 /**
  * The windows the server opened for one endpoint, rebuilt from its request log with the rule of
@@ -63,7 +66,12 @@ process.on('message', (command: FakeXCommand) => {
   if (command.type === 'post') {
     // Every n-th user posts, so exactly `fraction` of them have something new.
     const every = Math.round(1 / command.fraction);
-    for (let i = 0; i < created.length; i += every) fake.addPost(created[i]!.id, { text: `news ${Date.now()} #bench https://example.com/${i}`, likes: i % 50, hashtags: ['bench'] });
+    for (let i = 0; i < created.length; i += every)
+      fake.addPost(created[i]!.id, {
+        text: `news ${Date.now()} #bench https://example.com/${i}`,
+        likes: i % 50,
+        hashtags: ['bench'],
+      });
     process.send?.({ type: 'done' });
   } else if (command.type === 'limit') {
     fake.setRateLimit('users', command.limit, command.windowMs);
@@ -88,7 +96,10 @@ process.on('message', (command: FakeXCommand) => {
     const stats: FakeXStats = {
       lookupRequests: lookups.length,
       lookupOk: ok.length,
-      lookupKeys: ok.reduce((sum, r) => sum + (r.query.get('ids') ?? r.query.get('usernames') ?? '').split(',').length, 0),
+      lookupKeys: ok.reduce(
+        (sum, r) => sum + (r.query.get('ids') ?? r.query.get('usernames') ?? '').split(',').length,
+        0,
+      ),
       timelineRequests: fake.requests.filter((r) => r.path.endsWith('/tweets')).length,
       tooManyRequests: fake.tooManyRequests,
       firstLookupAt: lookups[0]?.at ?? null,

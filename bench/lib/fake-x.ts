@@ -12,7 +12,10 @@ export interface FakeXChild {
 }
 
 export async function startFakeXChild(users: number): Promise<FakeXChild> {
-  const child = fork(new URL('./fake-x-child.ts', import.meta.url).pathname, { execArgv: ['--import', 'tsx'], env: { ...process.env, FAKE_X_USERS: String(users) } });
+  const child = fork(new URL('./fake-x-child.ts', import.meta.url).pathname, {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, FAKE_X_USERS: String(users) },
+  });
   process.on('exit', () => child.kill('SIGKILL'));
   const url = await new Promise<string>((resolve, reject) => {
     child.once('message', (m: { url: string }) => resolve(m.url));

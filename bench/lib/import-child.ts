@@ -21,7 +21,8 @@ export interface ImportChildResult {
 }
 
 const [mode, countText, dir] = process.argv.slice(2);
-if ((mode !== 'perch' && mode !== 'raw') || countText === undefined || dir === undefined) throw new Error('usage: import-child.ts perch|raw COUNT DIR');
+if ((mode !== 'perch' && mode !== 'raw') || countText === undefined || dir === undefined)
+  throw new Error('usage: import-child.ts perch|raw COUNT DIR');
 const count = Number(countText);
 const dbPath = join(dir, `${mode}.db`);
 
@@ -38,7 +39,15 @@ async function importThroughPerch(): Promise<ImportChildResult> {
   const finished = performance.now();
   await sql`select 1`.execute(store.reader); // so close() closes the reader too (Kysely skips unused ones)
   await store.close();
-  return { mode: 'perch', totalMs: finished - started, planMs: planned - started, commitMs: finished - planned, inserted: report.inserted, rssBeforeBytes, maxRssBytes: process.resourceUsage().maxRSS * 1024 };
+  return {
+    mode: 'perch',
+    totalMs: finished - started,
+    planMs: planned - started,
+    commitMs: finished - planned,
+    inserted: report.inserted,
+    rssBeforeBytes,
+    maxRssBytes: process.resourceUsage().maxRSS * 1024,
+  };
 }
 
 /** The baseline: the same rows, one prepared insert in one transaction, same table and pragmas as the app. */
@@ -65,7 +74,15 @@ async function importRaw(): Promise<ImportChildResult> {
   })();
   const finished = performance.now();
   db.close();
-  return { mode: 'raw', totalMs: finished - started, planMs: null, commitMs: null, inserted, rssBeforeBytes, maxRssBytes: process.resourceUsage().maxRSS * 1024 };
+  return {
+    mode: 'raw',
+    totalMs: finished - started,
+    planMs: null,
+    commitMs: null,
+    inserted,
+    rssBeforeBytes,
+    maxRssBytes: process.resourceUsage().maxRSS * 1024,
+  };
 }
 
 const result = mode === 'perch' ? await importThroughPerch() : await importRaw();

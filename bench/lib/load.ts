@@ -57,7 +57,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       count += 1;
     });
   });
-  const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count: n }]) => [code, Number(n)]));
+  const statusCodes = Object.fromEntries(
+    Object.entries(result.statusCodeStats).map(([code, { count: n }]) => [code, Number(n)]),
+  );
   return {
     requestsPerSecond: result.requests.total / result.duration,
     completed: result.requests.total,
@@ -79,7 +81,8 @@ export async function runLoadSpread(urls: readonly string[], options: Omit<LoadO
     urls.map((url, k) => {
       const from = Math.floor((k * options.paths.length) / urls.length);
       const paths = [...options.paths.slice(from), ...options.paths.slice(0, from)];
-      const connections = Math.floor(options.connections / urls.length) + (k < options.connections % urls.length ? 1 : 0);
+      const connections =
+        Math.floor(options.connections / urls.length) + (k < options.connections % urls.length ? 1 : 0);
       return runLoad({ ...options, url, paths, connections });
     }),
   );
@@ -96,10 +99,20 @@ export function mergeRuns(runs: readonly LoadResult[]): LoadResult {
   }
   const sum = (pick: (r: LoadResult) => number) => runs.reduce((n, r) => n + pick(r), 0);
   const statusCodes: Record<string, number> = {};
-  for (const run of runs) for (const [code, n] of Object.entries(run.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
+  for (const run of runs)
+    for (const [code, n] of Object.entries(run.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + n;
   const completed = sum((r) => r.completed);
   const seconds = sum((r) => r.seconds);
-  return { requestsPerSecond: completed / seconds, completed, seconds, latenciesMs, non2xx: sum((r) => r.non2xx), errors: sum((r) => r.errors), timeouts: sum((r) => r.timeouts), statusCodes };
+  return {
+    requestsPerSecond: completed / seconds,
+    completed,
+    seconds,
+    latenciesMs,
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
+    statusCodes,
+  };
 }
 
 /** Results of runs side by side (same duration, different servers) as one: their req/s add up. */

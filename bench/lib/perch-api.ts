@@ -7,7 +7,8 @@ export async function createAppKey(perch: Server): Promise<string> {
     headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'application/json' },
     body: JSON.stringify({ role: 'app', username: 'bench', name: 'read bench' }),
   });
-  if (response.status !== 201) throw new Error(`creating an app key answered ${response.status}: ${await response.text()}`);
+  if (response.status !== 201)
+    throw new Error(`creating an app key answered ${response.status}: ${await response.text()}`);
   return ((await response.json()) as { apiKey: string }).apiKey;
 }
 
@@ -17,9 +18,11 @@ export async function checkSample(perch: Server, apiKey: string, names: readonly
   for (const name of names) {
     const response = await fetch(`${perch.url}/api/?username=${name}`, { headers: { 'x-api-key': apiKey } });
     const body = await response.text();
-    if (response.status !== 200) throw new Error(`GET /api/?username=${name} answered ${response.status}: ${body.slice(0, 300)}`);
+    if (response.status !== 200)
+      throw new Error(`GET /api/?username=${name} answered ${response.status}: ${body.slice(0, 300)}`);
     const account = JSON.parse(body) as { username?: string; metrics?: unknown };
-    if (account.username !== name || account.metrics == null) throw new Error(`GET /api/?username=${name} returned another record: ${body.slice(0, 300)}`);
+    if (account.username !== name || account.metrics == null)
+      throw new Error(`GET /api/?username=${name} returned another record: ${body.slice(0, 300)}`);
     first ||= body;
   }
   return first;

@@ -36,11 +36,17 @@ export async function freshBenchSchema(prefix: string): Promise<BenchSchema | { 
   }
   const url = new URL(BENCH_POSTGRES_URL);
   // BENCH_POSTGRES_OPTIONS adds server settings for every connection of the run (e.g. `-c synchronous_commit=off`).
-  url.searchParams.set('options', [`-c search_path=${schema}`, process.env.BENCH_POSTGRES_OPTIONS ?? ''].join(' ').trim());
+  url.searchParams.set(
+    'options',
+    [`-c search_path=${schema}`, process.env.BENCH_POSTGRES_OPTIONS ?? ''].join(' ').trim(),
+  );
   return {
     url: url.toString(),
     schema,
-    drop: () => withClient(BENCH_POSTGRES_URL, (client) => client.query(`drop schema if exists ${schema} cascade`)).then(() => {}),
+    drop: () =>
+      withClient(BENCH_POSTGRES_URL, (client) => client.query(`drop schema if exists ${schema} cascade`)).then(
+        () => {},
+      ),
   };
 }
 
@@ -58,10 +64,19 @@ export async function fillCheckedAccountsPostgres(url: string, count: number): P
   const now = Date.now();
   const variants = checkedVariants(now);
   await withClient(url, async (client) => {
-    await client.query('create temporary table bench_variants (k integer primary key, profile text, metrics text, analysis text, followers bigint, change7d bigint)');
+    await client.query(
+      'create temporary table bench_variants (k integer primary key, profile text, metrics text, analysis text, followers bigint, change7d bigint)',
+    );
     await client.query(
       `insert into bench_variants select * from unnest($1::integer[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[])`,
-      [variants.map((_, k) => k), variants.map((v) => v.profile), variants.map((v) => v.metrics), variants.map((v) => v.analysis), variants.map((v) => v.followers), variants.map((v) => v.change7d)],
+      [
+        variants.map((_, k) => k),
+        variants.map((v) => v.profile),
+        variants.map((v) => v.metrics),
+        variants.map((v) => v.analysis),
+        variants.map((v) => v.followers),
+        variants.map((v) => v.change7d),
+      ],
     );
     await client.query(
       `insert into accounts (platform, username, username_key, platform_user_id, status, tags, profile, metrics, analysis,

@@ -86,24 +86,30 @@ export async function startPerch(dbPath: string, env: Record<string, string> = {
  * health and metrics on WORKER_PORT, which is how its readiness is seen). Tracker off, no rate
  * limit to speak of, unless `env` says otherwise.
  */
-export async function startPerchCommand(command: 'serve' | 'api' | 'worker', databaseUrl: string, env: Record<string, string> = {}): Promise<Server> {
+export async function startPerchCommand(
+  command: 'serve' | 'api' | 'worker',
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<Server> {
   const port = await freePort();
-  const child = track(spawn(process.execPath, [...profileArgs(), '--import', 'tsx', 'src/main.ts', command], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: {
-      ...process.env,
-      [command === 'worker' ? 'WORKER_PORT' : 'PORT']: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: databaseUrl,
-      ADMIN_API_KEY: ADMIN_KEY,
-      KEY_HASH_SECRET,
-      TRACKER: 'off',
-      LOG_LEVEL: 'silent',
-      RATE_LIMIT_PER_MINUTE: '100000000',
-      ...env,
-    },
-  }));
+  const child = track(
+    spawn(process.execPath, [...profileArgs(), '--import', 'tsx', 'src/main.ts', command], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: {
+        ...process.env,
+        [command === 'worker' ? 'WORKER_PORT' : 'PORT']: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: databaseUrl,
+        ADMIN_API_KEY: ADMIN_KEY,
+        KEY_HASH_SECRET,
+        TRACKER: 'off',
+        LOG_LEVEL: 'silent',
+        RATE_LIMIT_PER_MINUTE: '100000000',
+        ...env,
+      },
+    }),
+  );
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitReady(child, `${url}/api/health/live`);
@@ -117,11 +123,13 @@ export async function startPerchCommand(command: 'serve' | 'api' | 'worker', dat
 /** The bare node:http baseline, answering `bodyFile` to every request. */
 export async function startBaseline(bodyFile: string): Promise<Server> {
   const port = await freePort();
-  const child = track(spawn(process.execPath, [...profileArgs(), '--import', 'tsx', 'bench/lib/baseline-server.ts'], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, PORT: String(port), BASELINE_BODY_FILE: bodyFile },
-  }));
+  const child = track(
+    spawn(process.execPath, [...profileArgs(), '--import', 'tsx', 'bench/lib/baseline-server.ts'], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, PORT: String(port), BASELINE_BODY_FILE: bodyFile },
+    }),
+  );
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitReady(child, url);
@@ -134,11 +142,13 @@ export async function startBaseline(bodyFile: string): Promise<Server> {
 
 /** Runs a bench/lib script in its own process and resolves with the one message it sends back. */
 export async function runInChild<T>(script: string, args: readonly string[]): Promise<T> {
-  const child = track(fork(fileURLToPath(new URL(script, import.meta.url)), args, {
-    cwd: REPO_ROOT,
-    execArgv: [...profileArgs(), '--import', 'tsx'],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  }));
+  const child = track(
+    fork(fileURLToPath(new URL(script, import.meta.url)), args, {
+      cwd: REPO_ROOT,
+      execArgv: [...profileArgs(), '--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    }),
+  );
   let message: T | undefined;
   child.on('message', (m) => {
     message = m as T;

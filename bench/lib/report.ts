@@ -38,5 +38,7 @@ export function target(label: string, value: string, goal: string, met: boolean)
 
 export function summary(verdicts: readonly Verdict[]): void {
   const missed = verdicts.filter((v) => !v.met);
-  process.stdout.write(`\n  ${verdicts.length - missed.length}/${verdicts.length} targets met${missed.length > 0 ? `; missed: ${missed.map((v) => v.label).join(', ')}` : ''}\n`);
+  process.stdout.write(
+    `\n  ${verdicts.length - missed.length}/${verdicts.length} targets met${missed.length > 0 ? `; missed: ${missed.map((v) => v.label).join(', ')}` : ''}\n`,
+  );
 }

@@ -2,7 +2,12 @@
 import { createXClient } from '../../src/platforms/x.ts';
 
 /** Users per second when the client alone looks `ids` up, 100 per request, `inFlight` requests at a time. */
-export async function clientLookupRate(url: string, bearerToken: string, ids: readonly string[], inFlight = 4): Promise<number> {
+export async function clientLookupRate(
+  url: string,
+  bearerToken: string,
+  ids: readonly string[],
+  inFlight = 4,
+): Promise<number> {
   const client = createXClient({ baseUrl: url, bearerToken });
   const started = performance.now();
   let next = 0;

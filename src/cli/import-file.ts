@@ -25,7 +25,8 @@ export async function openCsvFile(file: string): Promise<{ stream: ReadStream; s
     const handle = await open(file, 'r');
     try {
       const info = await handle.stat();
-      if (!info.isFile()) throw Object.assign(new Error('not a file'), { code: info.isDirectory() ? 'EISDIR' : 'ENOTFILE' });
+      if (!info.isFile())
+        throw Object.assign(new Error('not a file'), { code: info.isDirectory() ? 'EISDIR' : 'ENOTFILE' });
       return { stream: handle.createReadStream(), size: info.size };
     } catch (error) {
       await handle.close();
@@ -38,7 +39,9 @@ export async function openCsvFile(file: string): Promise<{ stream: ReadStream; s
 
 export function unreadable(file: string, error: unknown): CliError {
   const code = (error as NodeJS.ErrnoException).code ?? '';
-  const reason = FS_REASONS[code] ?? (code === 'ENOTFILE' ? 'it is not a regular file' : error instanceof Error ? error.message : String(error));
+  const reason =
+    FS_REASONS[code] ??
+    (code === 'ENOTFILE' ? 'it is not a regular file' : error instanceof Error ? error.message : String(error));
   return new CliError(`perch: cannot read ${quote(file)}: ${clean(reason)}.`, { cause: error });
 }
 

@@ -10,15 +10,24 @@ function insertEndpoint(url: string): URL {
   try {
     base = new URL(url);
   } catch {
-    throw new CliError(`perch: --url must be an http(s) address such as http://127.0.0.1:3000 (got ${quote(url)}).`, { exitCode: EXIT.usage });
+    throw new CliError(`perch: --url must be an http(s) address such as http://127.0.0.1:3000 (got ${quote(url)}).`, {
+      exitCode: EXIT.usage,
+    });
   }
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new CliError(`perch: --url must start with http:// or https:// (got ${quote(url)}).`, { exitCode: EXIT.usage });
+  if (base.protocol !== 'http:' && base.protocol !== 'https:')
+    throw new CliError(`perch: --url must start with http:// or https:// (got ${quote(url)}).`, {
+      exitCode: EXIT.usage,
+    });
   const path = base.pathname.replace(/\/+$/, '').replace(/\/api$/, '');
   return new URL(`${path}/api/admin/insert`, base.origin);
 }
 
 /** The file as it is read, counting the bytes handed to the connection. */
-async function* counted(chunks: AsyncIterable<Buffer>, onBytes: (sent: number) => void, onEnd: () => void): AsyncGenerator<Uint8Array> {
+async function* counted(
+  chunks: AsyncIterable<Buffer>,
+  onBytes: (sent: number) => void,
+  onEnd: () => void,
+): AsyncGenerator<Uint8Array> {
   let sent = 0;
   for await (const chunk of chunks) {
     sent += chunk.length;
@@ -61,7 +70,11 @@ async function readBody(response: Response): Promise<unknown> {
 export async function importThroughServer(file: string, url: string, options: ImportOptions): Promise<void> {
   const endpoint = insertEndpoint(url);
   const apiKey = options.apiKey ?? (process.env.PERCH_API_KEY?.trim() || process.env.ADMIN_API_KEY?.trim());
-  if (!apiKey) throw new CliError('perch: --url needs an admin API key: set PERCH_API_KEY (or ADMIN_API_KEY), or pass --api-key.', { exitCode: EXIT.usage });
+  if (!apiKey)
+    throw new CliError(
+      'perch: --url needs an admin API key: set PERCH_API_KEY (or ADMIN_API_KEY), or pass --api-key.',
+      { exitCode: EXIT.usage },
+    );
 
   const { stream, size } = await openCsvFile(file);
   const sending = startProgress('sending', size, 'bytes');
@@ -70,7 +83,11 @@ export async function importThroughServer(file: string, url: string, options: Im
   try {
     response = await fetch(endpoint, {
       method: 'POST',
-      headers: { 'content-type': 'text/csv', 'x-api-key': apiKey, accept: 'application/json, application/problem+json' },
+      headers: {
+        'content-type': 'text/csv',
+        'x-api-key': apiKey,
+        accept: 'application/json, application/problem+json',
+      },
       body: counted(
         stream,
         (sent) => sending.update(sent),
@@ -103,7 +120,11 @@ export async function importThroughServer(file: string, url: string, options: Im
   }
   if (response.status >= 300 && response.status < 400) {
     const location = response.headers.get('location');
-    throw new CliError(`perch: ${endpoint.origin} redirected the upload${location ? ` to ${quote(location)}` : ''}; pass the final address as --url.`);
+    throw new CliError(
+      `perch: ${endpoint.origin} redirected the upload${location ? ` to ${quote(location)}` : ''}; pass the final address as --url.`,
+    );
   }
-  throw new CliError(`perch: ${endpoint.origin} answered HTTP ${response.status} without a perch report; is --url the address of a perch server?`);
+  throw new CliError(
+    `perch: ${endpoint.origin} answered HTTP ${response.status} without a perch report; is --url the address of a perch server?`,
+  );
 }

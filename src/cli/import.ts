@@ -19,11 +19,17 @@ async function importDirectly(file: string, options: ImportOptions): Promise<voi
       const reading = startProgress('reading', size, 'bytes');
       const plan = await planImport(stream, config, (bytes) => reading.update(bytes)).finally(() => reading.stop());
       const writing = startProgress('writing', plan.rows.length, 'rows');
-      return commitImport(store, plan, { actor: 'cli', source: 'cli', clock: systemClock, onProgress: (written) => writing.update(written) }).finally(() => writing.stop());
+      return commitImport(store, plan, {
+        actor: 'cli',
+        source: 'cli',
+        clock: systemClock,
+        onProgress: (written) => writing.update(written),
+      }).finally(() => writing.stop());
     });
   } catch (error) {
     // A read failure half-way (the file vanished, an I/O error) arrives from the stream.
-    if ((error as NodeJS.ErrnoException).syscall !== undefined && (error as NodeJS.ErrnoException).path !== undefined) throw unreadable(file, error);
+    if ((error as NodeJS.ErrnoException).syscall !== undefined && (error as NodeJS.ErrnoException).path !== undefined)
+      throw unreadable(file, error);
     throw error;
   } finally {
     stream.destroy();
@@ -44,10 +50,14 @@ async function runImport(file: string, options: ImportOptions): Promise<void> {
   if (running !== null) {
     const key = options.apiKey ?? (process.env.PERCH_API_KEY?.trim() || process.env.ADMIN_API_KEY?.trim());
     if (key) {
-      process.stderr.write(`perch: a server is running on this store (pid ${running.pid}); sending the file to it at ${running.url}\n`);
+      process.stderr.write(
+        `perch: a server is running on this store (pid ${running.pid}); sending the file to it at ${running.url}\n`,
+      );
       return importThroughServer(file, running.url, { ...options, apiKey: key });
     }
-    process.stderr.write(`perch: a server is running on this store (pid ${running.pid}); writing directly. Set PERCH_API_KEY to send the file through it.\n`);
+    process.stderr.write(
+      `perch: a server is running on this store (pid ${running.pid}); writing directly. Set PERCH_API_KEY to send the file through it.\n`,
+    );
   }
   return importDirectly(file, options);
 }
@@ -57,8 +67,14 @@ export function registerImportCommand(program: Command): void {
     .command('import')
     .description('register the usernames in a CSV file for tracking (the same rules as POST /api/admin/insert)')
     .argument('<file>', 'the CSV file: one username per line, optionally under a "username" header')
-    .option('--url <url>', 'send the file to the perch server at this address (env PERCH_URL) instead of writing to the store')
-    .option('--api-key <key>', 'admin API key for --url (default: env PERCH_API_KEY, then ADMIN_API_KEY; the environment keeps it out of `ps`)')
+    .option(
+      '--url <url>',
+      'send the file to the perch server at this address (env PERCH_URL) instead of writing to the store',
+    )
+    .option(
+      '--api-key <key>',
+      'admin API key for --url (default: env PERCH_API_KEY, then ADMIN_API_KEY; the environment keeps it out of `ps`)',
+    )
     .option('--json', 'print the import report (or the problem document) as JSON')
     .addHelpText(
       'after',

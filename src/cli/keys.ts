@@ -14,7 +14,8 @@ function textArgument(what: string) {
   return (value: string): string => {
     const text = value.trim();
     if (text === '' || text.length > 100) throw new InvalidArgumentError(`The ${what} must be 1 to 100 characters.`);
-    if (CONTROL.test(text)) throw new InvalidArgumentError(`The ${what} must not contain line breaks or control characters.`);
+    if (CONTROL.test(text))
+      throw new InvalidArgumentError(`The ${what} must not contain line breaks or control characters.`);
     return text;
   };
 }
@@ -25,8 +26,15 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]
 /** An ISO 8601 date (midnight UTC) or date-time with a zone, in the future; milliseconds since the epoch. */
 function parseExpiry(value: string): number {
   const text = value.trim();
-  const ms = DATE_ONLY.test(text) ? Date.parse(`${text}T00:00:00Z`) : DATE_TIME.test(text) ? Date.parse(text.replace(' ', 'T')) : Number.NaN;
-  if (Number.isNaN(ms)) throw new InvalidArgumentError('Use an ISO 8601 date or date-time with a zone, e.g. 2027-01-31 or 2027-01-31T18:00:00Z.');
+  const ms = DATE_ONLY.test(text)
+    ? Date.parse(`${text}T00:00:00Z`)
+    : DATE_TIME.test(text)
+      ? Date.parse(text.replace(' ', 'T'))
+      : Number.NaN;
+  if (Number.isNaN(ms))
+    throw new InvalidArgumentError(
+      'Use an ISO 8601 date or date-time with a zone, e.g. 2027-01-31 or 2027-01-31T18:00:00Z.',
+    );
   if (ms <= Date.now()) throw new InvalidArgumentError(`${new Date(ms).toISOString()} is in the past.`);
   return ms;
 }
@@ -65,14 +73,20 @@ async function listKeys(options: { all?: boolean; json?: boolean }): Promise<voi
     const found: ApiKey[] = [];
     for (;;) {
       const after = found.at(-1)?.id;
-      const page = await listApiKeys(store.reader, { includeRevoked: options.all === true, limit: 500, ...(after ? { after } : {}) });
+      const page = await listApiKeys(store.reader, {
+        includeRevoked: options.all === true,
+        limit: 500,
+        ...(after ? { after } : {}),
+      });
       found.push(...page);
       if (page.length < 500) return { keys: found, envAdmin: config.adminApiKey !== null };
     }
   });
   if (options.json) return printJson(keys);
   if (keys.length === 0) {
-    process.stdout.write(options.all ? 'No API keys.\n' : 'No active API keys (revoked ones are hidden; add --all to see them).\n');
+    process.stdout.write(
+      options.all ? 'No API keys.\n' : 'No active API keys (revoked ones are hidden; add --all to see them).\n',
+    );
   } else {
     const now = new Date().toISOString();
     const rows = keys.map((key) => [
@@ -82,20 +96,28 @@ async function listKeys(options: { all?: boolean; json?: boolean }): Promise<voi
       key.name === null ? '-' : clean(key.name),
       `${key.start}…`,
       shortTime(key.createdAt),
-      key.expiresAt !== null && key.expiresAt <= now ? `${shortTime(key.expiresAt)} (expired)` : shortTime(key.expiresAt),
+      key.expiresAt !== null && key.expiresAt <= now
+        ? `${shortTime(key.expiresAt)} (expired)`
+        : shortTime(key.expiresAt),
       shortTime(key.revokedAt),
       shortTime(key.lastUsedAt),
     ]);
-    process.stdout.write(table(['ID', 'ROLE', 'USERNAME', 'NAME', 'START', 'CREATED', 'EXPIRES', 'REVOKED', 'LAST USED'], rows));
-    process.stdout.write(`\n${keys.length} key${keys.length === 1 ? '' : 's'}; times are UTC${options.all ? '' : '; revoked keys are hidden (--all shows them)'}.\n`);
+    process.stdout.write(
+      table(['ID', 'ROLE', 'USERNAME', 'NAME', 'START', 'CREATED', 'EXPIRES', 'REVOKED', 'LAST USED'], rows),
+    );
+    process.stdout.write(
+      `\n${keys.length} key${keys.length === 1 ? '' : 's'}; times are UTC${options.all ? '' : '; revoked keys are hidden (--all shows them)'}.\n`,
+    );
   }
-  if (envAdmin) process.stdout.write('ADMIN_API_KEY from the environment is also an admin key (not stored, not listed).\n');
+  if (envAdmin)
+    process.stdout.write('ADMIN_API_KEY from the environment is also an admin key (not stored, not listed).\n');
 }
 
 async function revoke(id: string): Promise<void> {
   const message = await withStore(async ({ config, store }) => {
     const key = await findApiKey(store.db, id);
-    if (key === null) throw new CliError(`perch: no API key has the id ${quote(id)} (perch keys list --all shows them all).`);
+    if (key === null)
+      throw new CliError(`perch: no API key has the id ${quote(id)} (perch keys list --all shows them all).`);
     if (key.revokedAt !== null) return `Key ${key.id} was already revoked at ${key.revokedAt}; nothing changed.\n`;
     await revokeKey(store, systemClock, id, { actor: 'cli', envAdminConfigured: config.adminApiKey !== null });
     const bound = Math.ceil(config.keyCacheTtlMs / 1000);
@@ -108,17 +130,31 @@ export function registerKeyCommands(program: Command): void {
   const keys = program
     .command('keys')
     .description('create, list and revoke API keys, directly in the store named by DATABASE_URL')
-    .addHelpText('after', '\nThese commands need no running server; they use the same configuration (.env, environment) as `perch serve`.');
+    .addHelpText(
+      'after',
+      '\nThese commands need no running server; they use the same configuration (.env, environment) as `perch serve`.',
+    );
 
   keys
     .command('create')
     .description('create an API key and print it (shown only this once)')
-    .addOption(new Option('--role <role>', 'what the key may do: app (read accounts) or admin (everything)').choices(ROLES).makeOptionMandatory())
+    .addOption(
+      new Option('--role <role>', 'what the key may do: app (read accounts) or admin (everything)')
+        .choices(ROLES)
+        .makeOptionMandatory(),
+    )
     .requiredOption('--username <name>', 'who the key belongs to (1-100 characters)', textArgument('username'))
     .option('--name <text>', 'a label to recognise the key by, e.g. "nightly report"', textArgument('name'))
-    .option('--expires-at <iso>', 'when the key stops working: a date (midnight UTC) or date-time with zone, e.g. 2027-01-31T18:00:00Z', parseExpiry)
+    .option(
+      '--expires-at <iso>',
+      'when the key stops working: a date (midnight UTC) or date-time with zone, e.g. 2027-01-31T18:00:00Z',
+      parseExpiry,
+    )
     .option('--json', 'print the result as JSON (the same fields as POST /api/admin/api-keys)')
-    .addHelpText('after', '\nExamples:\n  $ perch keys create --role app --username bob\n  $ perch keys create --role admin --username ops --name "deploy bot" --expires-at 2027-01-31 --json')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ perch keys create --role app --username bob\n  $ perch keys create --role admin --username ops --name "deploy bot" --expires-at 2027-01-31 --json',
+    )
     .action(createKey);
 
   keys
@@ -132,6 +168,9 @@ export function registerKeyCommands(program: Command): void {
     .command('revoke')
     .description('revoke an API key; servers refuse it within KEY_CACHE_TTL')
     .argument('<id>', 'the key id, as shown by `perch keys list` (key_…)')
-    .addHelpText('after', '\nThe last admin key cannot be revoked while ADMIN_API_KEY is unset: create another admin key first.')
+    .addHelpText(
+      'after',
+      '\nThe last admin key cannot be revoked while ADMIN_API_KEY is unset: create another admin key first.',
+    )
     .action(revoke);
 }

@@ -13,7 +13,9 @@ export function loadConfig(overrides: Partial<Config> = {}): Config {
     return createConfig(process.env, overrides);
   } catch (error) {
     if (error instanceof ConfigError) {
-      process.stderr.write(`perch: cannot start, the configuration is invalid:\n${error.problems.map((p) => `  - ${p}\n`).join('')}`);
+      process.stderr.write(
+        `perch: cannot start, the configuration is invalid:\n${error.problems.map((p) => `  - ${p}\n`).join('')}`,
+      );
       process.exit(2);
     }
     throw error;

@@ -55,8 +55,14 @@ export function formatBytes(bytes: number): string {
 
 /** Left-aligned columns separated by two spaces. */
 export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: readonly string[]) => cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd();
+  const widths = headers.map((header, column) =>
+    Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join('  ')
+      .trimEnd();
   return [line(headers), ...rows.map(line)].map((text) => `${text}\n`).join('');
 }
 
@@ -88,7 +94,12 @@ export function rejectionLines(rejected: readonly Rejected[], total: number): st
 function isRejected(value: unknown): value is Rejected {
   if (value === null || typeof value !== 'object') return false;
   const r = value as Record<string, unknown>;
-  return typeof r.line === 'number' && typeof r.value === 'string' && typeof r.code === 'string' && typeof r.reason === 'string';
+  return (
+    typeof r.line === 'number' &&
+    typeof r.value === 'string' &&
+    typeof r.code === 'string' &&
+    typeof r.reason === 'string'
+  );
 }
 
 export function describeProblem(problem: ProblemLike): string {
@@ -110,7 +121,12 @@ export function describeProblem(problem: ProblemLike): string {
 
 /** The JSON a --json caller gets for a PerchError: the fields of a problem document. */
 export function problemJson(error: PerchError): Record<string, unknown> {
-  return { ...error.extensions, detail: error.detail, code: error.code, ...(error.errors ? { errors: error.errors } : {}) };
+  return {
+    ...error.extensions,
+    detail: error.detail,
+    code: error.code,
+    ...(error.errors ? { errors: error.errors } : {}),
+  };
 }
 
 /**
@@ -123,17 +139,24 @@ export function reportFailure(error: unknown, options: { json: boolean }): numbe
   if (error instanceof CliError) {
     if (options.json && error.json !== undefined) printJson(error.json);
     process.stderr.write(error.message.endsWith('\n') ? error.message : `${error.message}\n`);
-    if (debug && error.cause !== undefined) process.stderr.write(`${String((error.cause as Error).stack ?? error.cause)}\n`);
+    if (debug && error.cause !== undefined)
+      process.stderr.write(`${String((error.cause as Error).stack ?? error.cause)}\n`);
     return error.exitCode;
   }
   if (error instanceof PerchError) {
     if (options.json) printJson(problemJson(error));
-    process.stderr.write(describeProblem({ ...error.extensions, detail: error.detail, code: error.code, errors: error.errors }));
+    process.stderr.write(
+      describeProblem({ ...error.extensions, detail: error.detail, code: error.code, errors: error.errors }),
+    );
     if (debug) process.stderr.write(`${error.stack ?? ''}\n`);
     return EXIT.failed;
   }
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`perch: ${clean(message)}\n`);
-  process.stderr.write(debug ? `${error instanceof Error ? (error.stack ?? '') : ''}\n` : '(set LOG_LEVEL=debug to see where it happened)\n');
+  process.stderr.write(
+    debug
+      ? `${error instanceof Error ? (error.stack ?? '') : ''}\n`
+      : '(set LOG_LEVEL=debug to see where it happened)\n',
+  );
   return EXIT.failed;
 }

@@ -2,16 +2,40 @@
 // store (no server needed); a running `perch serve` or `perch worker` delivers.
 import type { Command } from 'commander';
 import { systemClock } from '../clock.ts';
-import { createWebhook, deliveriesOf, listWebhookViews, sendTestEvent, type WebhookDeps } from '../services/webhooks.ts';
+import {
+  createWebhook,
+  deliveriesOf,
+  listWebhookViews,
+  sendTestEvent,
+  type WebhookDeps,
+} from '../services/webhooks.ts';
 import type { StoreContext } from './context.ts';
 import { keySecretOf, withStore } from './context.ts';
 import { clean, printJson, shortTime, table } from './output.ts';
 
-const depsOf = ({ config, store }: StoreContext): WebhookDeps => ({ store, clock: systemClock, keyHashSecret: keySecretOf(config), allowPrivate: config.webhookAllowPrivate });
-const list = (value: string): string[] => value.split(',').map((v) => v.trim()).filter((v) => v !== '');
+const depsOf = ({ config, store }: StoreContext): WebhookDeps => ({
+  store,
+  clock: systemClock,
+  keyHashSecret: keySecretOf(config),
+  allowPrivate: config.webhookAllowPrivate,
+});
+const list = (value: string): string[] =>
+  value
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
 
-async function create(url: string, options: { events: string[]; tags?: string[]; description?: string; json?: boolean }): Promise<void> {
-  const { webhook, secret } = await withStore((context) => createWebhook(depsOf(context), { url, events: options.events, tags: options.tags ?? [], description: options.description ?? null }, 'cli'));
+async function create(
+  url: string,
+  options: { events: string[]; tags?: string[]; description?: string; json?: boolean },
+): Promise<void> {
+  const { webhook, secret } = await withStore((context) =>
+    createWebhook(
+      depsOf(context),
+      { url, events: options.events, tags: options.tags ?? [], description: options.description ?? null },
+      'cli',
+    ),
+  );
   if (options.json) return printJson({ ...webhook, secret });
   process.stdout.write(
     `Created webhook ${webhook.id} for ${clean(webhook.url)} (${webhook.events.join(', ')}${webhook.tags.length > 0 ? `; tags ${webhook.tags.join(', ')}` : ''}).\n` +
@@ -23,15 +47,25 @@ async function create(url: string, options: { events: string[]; tags?: string[];
 async function listAll(options: { json?: boolean }): Promise<void> {
   const hooks = await withStore((context) => listWebhookViews(depsOf(context)));
   if (options.json) return printJson(hooks);
-  if (hooks.length === 0) return void process.stdout.write('No webhooks. Create one with: perch webhooks create https://… --events "*"\n');
-  const rows = hooks.map((h) => [h.id, clean(h.url), h.events.join(','), h.tags.join(',') || '-', h.enabled ? 'yes' : `no: ${clean(h.disabledReason ?? '')}`, shortTime(h.createdAt)]);
+  if (hooks.length === 0)
+    return void process.stdout.write('No webhooks. Create one with: perch webhooks create https://… --events "*"\n');
+  const rows = hooks.map((h) => [
+    h.id,
+    clean(h.url),
+    h.events.join(','),
+    h.tags.join(',') || '-',
+    h.enabled ? 'yes' : `no: ${clean(h.disabledReason ?? '')}`,
+    shortTime(h.createdAt),
+  ]);
   process.stdout.write(table(['ID', 'URL', 'EVENTS', 'TAGS', 'ENABLED', 'CREATED'], rows));
 }
 
 async function test(id: string, options: { json?: boolean }): Promise<void> {
   const { eventId } = await withStore((context) => sendTestEvent(depsOf(context), id));
   if (options.json) return printJson({ success: true, eventId });
-  process.stdout.write(`Queued webhook.test ${eventId} for ${id}. A running perch serve or perch worker sends it within a second; see: perch webhooks deliveries ${id}\n`);
+  process.stdout.write(
+    `Queued webhook.test ${eventId} for ${id}. A running perch serve or perch worker sends it within a second; see: perch webhooks deliveries ${id}\n`,
+  );
 }
 
 async function deliveries(id: string, options: { limit: number; json?: boolean }): Promise<void> {
@@ -39,12 +73,23 @@ async function deliveries(id: string, options: { limit: number; json?: boolean }
   if (options.json) return printJson(attempts);
   if (attempts.length === 0) return void process.stdout.write(`No delivery attempts for ${id} yet.\n`);
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-  const rows = attempts.map((a) => [shortTime(iso(a.at)), a.eventId, a.eventType, String(a.attempt), a.statusCode === null ? '-' : String(a.statusCode), `${a.durationMs} ms`, clean(a.error ?? '-'), shortTime(iso(a.nextRetryAt))]);
+  const rows = attempts.map((a) => [
+    shortTime(iso(a.at)),
+    a.eventId,
+    a.eventType,
+    String(a.attempt),
+    a.statusCode === null ? '-' : String(a.statusCode),
+    `${a.durationMs} ms`,
+    clean(a.error ?? '-'),
+    shortTime(iso(a.nextRetryAt)),
+  ]);
   process.stdout.write(table(['AT', 'EVENT', 'TYPE', 'ATTEMPT', 'STATUS', 'TOOK', 'ERROR', 'NEXT RETRY'], rows));
 }
 
 export function registerWebhookCommands(program: Command): void {
-  const webhooks = program.command('webhooks').description('create, list and test webhook endpoints, and read their deliveries, directly in the store');
+  const webhooks = program
+    .command('webhooks')
+    .description('create, list and test webhook endpoints, and read their deliveries, directly in the store');
   webhooks
     .command('create')
     .description('register an endpoint and print its signing secret (shown only this once)')
@@ -53,10 +98,22 @@ export function registerWebhookCommands(program: Command): void {
     .option('--tags <tags>', 'only events about accounts with one of these tags (separated by commas)', list)
     .option('--description <text>', 'a label to recognise it by')
     .option('--json', 'print the result as JSON (the same fields as POST /api/admin/webhooks)')
-    .addHelpText('after', '\nExamples:\n  $ perch webhooks create https://hooks.example.com/perch --events account.status_changed,account.renamed\n  $ perch webhooks create https://hooks.example.com/vip --events "*" --tags vip')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ perch webhooks create https://hooks.example.com/perch --events account.status_changed,account.renamed\n  $ perch webhooks create https://hooks.example.com/vip --events "*" --tags vip',
+    )
     .action(create);
-  webhooks.command('list').description('list endpoints (never their secrets)').option('--json', 'print them as a JSON array').action(listAll);
-  webhooks.command('test').description('queue a webhook.test event to one endpoint').argument('<id>', 'the webhook id (wh_…)').option('--json', 'print the result as JSON').action(test);
+  webhooks
+    .command('list')
+    .description('list endpoints (never their secrets)')
+    .option('--json', 'print them as a JSON array')
+    .action(listAll);
+  webhooks
+    .command('test')
+    .description('queue a webhook.test event to one endpoint')
+    .argument('<id>', 'the webhook id (wh_…)')
+    .option('--json', 'print the result as JSON')
+    .action(test);
   webhooks
     .command('deliveries')
     .description('the delivery attempts of one endpoint, newest first')

@@ -1,7 +1,15 @@
 // A tracked account as the rest of perch sees it, and the states it can be in.
 import type { Platform } from './platforms.ts';
 
-export const ACCOUNT_STATUSES = ['pending', 'active', 'protected', 'not_found', 'suspended', 'paused', 'error'] as const;
+export const ACCOUNT_STATUSES = [
+  'pending',
+  'active',
+  'protected',
+  'not_found',
+  'suspended',
+  'paused',
+  'error',
+] as const;
 export type AccountStatus = (typeof ACCOUNT_STATUSES)[number];
 
 export interface AccountProfile {

@@ -22,9 +22,21 @@ export interface AnalysisInput {
 }
 
 export interface AccountAnalysis {
-  followers: { change1d: number | null; change7d: number | null; change30d: number | null; growthRate7d: number | null };
+  followers: {
+    change1d: number | null;
+    change7d: number | null;
+    change30d: number | null;
+    growthRate7d: number | null;
+  };
   activity: { postsPerDay7d: number; lastPostAt: string | null; activeHoursUtc: number[] };
-  engagement: { avgLikes: number | null; avgReposts: number | null; avgReplies: number | null; engagementRate: number | null; postsConsidered: number; likesFirst24h: number | null };
+  engagement: {
+    avgLikes: number | null;
+    avgReposts: number | null;
+    avgReplies: number | null;
+    engagementRate: number | null;
+    postsConsidered: number;
+    likesFirst24h: number | null;
+  };
   content: {
     topHashtags: { tag: string; count: number }[];
     topMentions: { username: string; count: number }[];
@@ -150,7 +162,7 @@ export function analyzeAccount(input: AnalysisInput): AccountAnalysis {
       change1d: change(followersThen(1)),
       change7d,
       change30d: change(followersThen(30)),
-      growthRate7d: change7d === null || !then7d ? null : round(change7d / then7d * 100, 2),
+      growthRate7d: change7d === null || !then7d ? null : round((change7d / then7d) * 100, 2),
     },
     activity: {
       postsPerDay7d: round(posts7d / 7, 2),
@@ -161,7 +173,7 @@ export function analyzeAccount(input: AnalysisInput): AccountAnalysis {
       avgLikes: n === 0 ? null : round(likes / n, 2),
       avgReposts: n === 0 ? null : round(reposts / n, 2),
       avgReplies: n === 0 ? null : round(replies / n, 2),
-      engagementRate: n === 0 || followers === 0 ? null : round(interactions / n / followers * 100, 2),
+      engagementRate: n === 0 || followers === 0 ? null : round((interactions / n / followers) * 100, 2),
       postsConsidered: n,
       likesFirst24h: with24h === 0 ? null : round(likes24h / with24h, 2),
     },
@@ -187,7 +199,9 @@ export function analyzeAccount(input: AnalysisInput): AccountAnalysis {
  * `stale` depends on when a record is read, not on when it was analysed: it is set here, at read
  * time, from the metrics' `observedAt` (true when older than twice the tracking interval).
  */
-export function withStaleness<T extends { metrics: { observedAt: string } | null; analysis: Record<string, unknown> | null }>(account: T, now: number, intervalMs: number): T {
+export function withStaleness<
+  T extends { metrics: { observedAt: string } | null; analysis: Record<string, unknown> | null },
+>(account: T, now: number, intervalMs: number): T {
   if (account.analysis === null || account.metrics === null) return account;
   const observedAt = Date.parse(account.metrics.observedAt);
   const stale = Number.isFinite(observedAt) && now - observedAt > 2 * intervalMs;

@@ -10,7 +10,12 @@ import type { Platform } from './platforms.ts';
 export type { ImportRow } from './csv-rows.ts';
 export { MAX_REJECTIONS_KEPT, type CsvImportPlan, type Rejection } from './csv-plan.ts';
 
-export interface CsvImportOptions { defaultPlatform: Platform; maxRows: number; maxBytes: number; onProgress?: (bytesRead: number) => void }
+export interface CsvImportOptions {
+  defaultPlatform: Platform;
+  maxRows: number;
+  maxBytes: number;
+  onProgress?: (bytesRead: number) => void;
+}
 
 /** The one refusal of an over-limit import, whichever form it came in. */
 export function importTooLarge(maxBytes: number): PerchError {
@@ -24,9 +29,13 @@ export function notUtf8(): PerchError {
 /** csv-parse's error as ours: its raw message quotes file contents and internals, so only say where and what. */
 function csvMalformed(error: CsvError, line: number): PerchError {
   const what = error.code === 'CSV_QUOTE_NOT_CLOSED' ? 'a quoted value is never closed' : 'it is not valid CSV';
-  return new PerchError('csv_malformed', `The file could not be read as CSV: ${what} (record starting at line ${line}).`, {
-    errors: [{ line, code: 'csv_malformed', message: what }],
-  });
+  return new PerchError(
+    'csv_malformed',
+    `The file could not be read as CSV: ${what} (record starting at line ${line}).`,
+    {
+      errors: [{ line, code: 'csv_malformed', message: what }],
+    },
+  );
 }
 
 function createParser(delimiter: string): Parser {
@@ -46,7 +55,10 @@ function createParser(delimiter: string): Parser {
 }
 
 /** Parses a whole CSV upload, streaming, yielding to the event loop between chunks. */
-export async function parseUsernameCsv(input: string | AsyncIterable<string | Buffer>, options: CsvImportOptions): Promise<CsvImportPlan> {
+export async function parseUsernameCsv(
+  input: string | AsyncIterable<string | Buffer>,
+  options: CsvImportOptions,
+): Promise<CsvImportPlan> {
   const { maxBytes, onProgress } = options;
   // A string is already in memory: refuse it before spending time parsing it.
   if (typeof input === 'string' && Buffer.byteLength(input, 'utf8') > maxBytes) throw importTooLarge(maxBytes);
@@ -78,7 +90,9 @@ export async function parseUsernameCsv(input: string | AsyncIterable<string | Bu
   const startParser = (delimiter: string): Parser => {
     const created = createParser(delimiter);
     created.on('data', onRecord);
-    created.on('error', (error: unknown) => { failure ??= error; });
+    created.on('error', (error: unknown) => {
+      failure ??= error;
+    });
     followRecordLengths(created);
     return created;
   };

@@ -4,7 +4,12 @@ import { PerchError } from './errors.ts';
 import type { Platform } from './platforms.ts';
 import { HEADERLESS, readHeader, readImportRow, type Columns, type ImportRow, type RejectionCode } from './csv-rows.ts';
 
-export interface Rejection { line: number; value: string; code: RejectionCode; reason: string }
+export interface Rejection {
+  line: number;
+  value: string;
+  code: RejectionCode;
+  reason: string;
+}
 export interface CsvImportPlan {
   rows: ImportRow[];
   /** Data rows seen: non-blank records, header excluded. */
@@ -21,7 +26,15 @@ export const MAX_REJECTIONS_KEPT = 1_000;
 const MAX_VALUE_SHOWN = 200;
 
 export class ImportPlanBuilder {
-  readonly plan: CsvImportPlan = { rows: [], received: 0, duplicates: 0, rejected: [], rejectedCount: 0, rejectedTruncated: false, warnings: [] };
+  readonly plan: CsvImportPlan = {
+    rows: [],
+    received: 0,
+    duplicates: 0,
+    rejected: [],
+    rejectedCount: 0,
+    rejectedTruncated: false,
+    warnings: [],
+  };
   // One set of keys per platform: the key strings are shared with the rows, so no extra copies.
   private readonly seen: Record<Platform, Set<string>> = { x: new Set(), bluesky: new Set() };
   private columns: Columns | null = null;
@@ -45,7 +58,10 @@ export class ImportPlanBuilder {
     const { plan } = this;
     plan.received += 1;
     if (plan.received > this.options.maxRows) {
-      throw new PerchError('csv_too_many_rows', `The file has more than ${this.options.maxRows} rows; split it into smaller files.`);
+      throw new PerchError(
+        'csv_too_many_rows',
+        `The file has more than ${this.options.maxRows} rows; split it into smaller files.`,
+      );
     }
     const reading = readImportRow(record, line, columns, this.options.defaultPlatform);
     if (reading.kind === 'rejected') return this.reject(line, reading.value, reading.code, reading.reason);
@@ -62,7 +78,8 @@ export class ImportPlanBuilder {
   private reject(line: number, value: string, code: RejectionCode, reason: string): void {
     const { plan } = this;
     plan.rejectedCount += 1;
-    if (plan.rejected.length < MAX_REJECTIONS_KEPT) plan.rejected.push({ line, value: value.slice(0, MAX_VALUE_SHOWN), code, reason });
+    if (plan.rejected.length < MAX_REJECTIONS_KEPT)
+      plan.rejected.push({ line, value: value.slice(0, MAX_VALUE_SHOWN), code, reason });
     else plan.rejectedTruncated = true;
   }
 }

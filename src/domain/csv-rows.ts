@@ -5,13 +5,26 @@ import type { Platform } from './platforms.ts';
 import { CONTROL_CHARS_BUT_LINES, ZERO_WIDTH_CHARS } from './text.ts';
 import { inferPlatform, normalizeUsernameInput, validateUsername } from './usernames.ts';
 
-export interface ImportRow { line: number; platform: Platform; username: string; key: string; tags: string[]; note: string | null }
+export interface ImportRow {
+  line: number;
+  platform: Platform;
+  username: string;
+  key: string;
+  tags: string[];
+  note: string | null;
+}
 
 /** Why a row was not imported: a union, so a misspelled code does not compile. */
-export type RejectionCode = 'empty_username' | 'invalid_platform' | 'invalid_username' | 'invalid_tags' | 'invalid_note';
+export type RejectionCode =
+  'empty_username' | 'invalid_platform' | 'invalid_username' | 'invalid_tags' | 'invalid_note';
 
 /** Where each field is: a column index, or -1 when the file has no such column. */
-export interface Columns { username: number; platform: number; tags: number; note: number }
+export interface Columns {
+  username: number;
+  platform: number;
+  tags: number;
+  note: number;
+}
 export const HEADERLESS: Columns = { username: 0, platform: -1, tags: -1, note: -1 };
 
 const USERNAME_HEADERS = new Set(['username', 'handle', 'screen_name', 'user', 'account']);
@@ -43,9 +56,17 @@ export function readHeader(record: readonly string[]): { columns: Columns; warni
 
 /** Tags from a CSV cell, under the same rules as PATCH: TAG_PATTERN each, MAX_TAGS at most. */
 export function parseTags(cell: string): { ok: true; tags: string[] } | { ok: false; reason: string } {
-  const tags = [...new Set(cell.split(/[;|]/).map((tag) => tag.trim()).filter((tag) => tag !== ''))];
+  const tags = [
+    ...new Set(
+      cell
+        .split(/[;|]/)
+        .map((tag) => tag.trim())
+        .filter((tag) => tag !== ''),
+    ),
+  ];
   if (tags.length > MAX_TAGS) return { ok: false, reason: `at most ${MAX_TAGS} tags per account` };
-  if (tags.some((tag) => !TAG_PATTERN.test(tag))) return { ok: false, reason: 'tags are 1-64 letters, digits, spaces or _ . : -' };
+  if (tags.some((tag) => !TAG_PATTERN.test(tag)))
+    return { ok: false, reason: 'tags are 1-64 letters, digits, spaces or _ . : -' };
   return { ok: true, tags };
 }
 
@@ -60,7 +81,12 @@ export type RowReading =
   | { kind: 'row'; row: ImportRow; noteProblem: string | null };
 
 /** Reads one data record (never blank) found at `line`. */
-export function readImportRow(record: readonly string[], line: number, cols: Columns, defaultPlatform: Platform): RowReading {
+export function readImportRow(
+  record: readonly string[],
+  line: number,
+  cols: Columns,
+  defaultPlatform: Platform,
+): RowReading {
   const cell = record[cols.username] ?? '';
   const { value, platformHint, notProfile } = normalizeUsernameInput(cell);
   if (notProfile !== undefined) return { kind: 'rejected', value: cell, code: 'invalid_username', reason: notProfile };
@@ -69,7 +95,13 @@ export function readImportRow(record: readonly string[], line: number, cols: Col
   const platformCell = (record[cols.platform] ?? '').trim();
   if (platformCell !== '') {
     explicit = PLATFORM_VALUES[platformCell.toLowerCase()] ?? null;
-    if (explicit === null) return { kind: 'rejected', value: platformCell, code: 'invalid_platform', reason: 'the platform must be x or bluesky' };
+    if (explicit === null)
+      return {
+        kind: 'rejected',
+        value: platformCell,
+        code: 'invalid_platform',
+        reason: 'the platform must be x or bluesky',
+      };
   }
   const platform = inferPlatform(value, platformHint, explicit, defaultPlatform);
   const check = validateUsername(platform, value);
@@ -77,6 +109,13 @@ export function readImportRow(record: readonly string[], line: number, cols: Col
   const tags = parseTags(record[cols.tags] ?? '');
   if (!tags.ok) return { kind: 'rejected', value: record[cols.tags] ?? '', code: 'invalid_tags', reason: tags.reason };
   const note = (record[cols.note] ?? '').trim();
-  const row: ImportRow = { line, platform, username: check.username, key: check.key, tags: tags.tags, note: note === '' ? null : note };
+  const row: ImportRow = {
+    line,
+    platform,
+    username: check.username,
+    key: check.key,
+    tags: tags.tags,
+    note: note === '' ? null : note,
+  };
   return { kind: 'row', row, noteProblem: noteProblem(note) };
 }

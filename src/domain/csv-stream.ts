@@ -21,7 +21,7 @@ export async function* utf8Chunks(input: string | AsyncIterable<string | Buffer>
     }
     const text = carry + source;
     carry = '';
-    for (let start = 0; start < text.length; ) {
+    for (let start = 0; start < text.length;) {
       let end = Math.min(start + CHUNK_SIZE, text.length);
       const last = text.charCodeAt(end - 1);
       if (last >= 0xd800 && last <= 0xdbff) end -= 1;
@@ -41,7 +41,11 @@ export async function* utf8Chunks(input: string | AsyncIterable<string | Buffer>
  * Excel writes `;`, a TSV export writes tabs). Fed byte by byte across chunks; `done` once decided.
  */
 export function createDelimiterSniffer() {
-  const counts = new Map<number, number>([[0x2c, 0], [0x3b, 0], [0x09, 0]]);
+  const counts = new Map<number, number>([
+    [0x2c, 0],
+    [0x3b, 0],
+    [0x09, 0],
+  ]);
   let quote: 'out' | 'in' | 'in-after-quote' = 'out';
   let fieldStart = true;
   let content = false;
@@ -60,7 +64,10 @@ export function createDelimiterSniffer() {
       }
       if (quote === 'in-after-quote') {
         quote = 'out';
-        if (b === 0x22) { quote = 'in'; continue; } // "" is an escaped quote
+        if (b === 0x22) {
+          quote = 'in';
+          continue;
+        } // "" is an escaped quote
       }
       if (b === 0x0a || b === 0x0d) {
         if (content) done = true;
@@ -94,13 +101,16 @@ export function createDelimiterSniffer() {
 // Only speed depends on this: if a later version lays its state out differently, nothing is done.
 class RecordLengthFollowingState {
   declare record: unknown[];
-  get expectedRecordLength(): number { return this.record.length; }
+  get expectedRecordLength(): number {
+    return this.record.length;
+  }
   set expectedRecordLength(_ignored: unknown) {}
 }
 export function followRecordLengths(parser: Parser): void {
   const api = (parser as unknown as { api?: { state?: Record<string, unknown> } }).api;
   const state = api?.state;
-  if (api === undefined || state === undefined || !Array.isArray(state.record) || !('expectedRecordLength' in state)) return;
+  if (api === undefined || state === undefined || !Array.isArray(state.record) || !('expectedRecordLength' in state))
+    return;
   const following = Object.assign(new RecordLengthFollowingState(), state);
   api.state = following as unknown as Record<string, unknown>;
   (parser as unknown as { state: unknown }).state = following;

@@ -63,7 +63,11 @@ export class PerchError extends Error {
   /** Extra members placed on the problem document (e.g. the rejected list of an import). */
   readonly extensions: Readonly<Record<string, unknown>> | undefined;
 
-  constructor(code: ErrorCode, detail: string, options: { errors?: readonly FieldProblem[]; extensions?: Record<string, unknown>; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    detail: string,
+    options: { errors?: readonly FieldProblem[]; extensions?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
     super(detail, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'PerchError';
     this.code = code;

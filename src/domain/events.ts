@@ -78,20 +78,46 @@ const QUIET_STATUSES: readonly AccountStatus[] = ['paused', 'pending'];
  * The events of one written check and the marks to keep. `marks` is null before the account's
  * first observation with followers: that observation is the baseline.
  */
-export function decideCheckEvents(before: CheckBefore, after: CheckAfter, marks: EventMarks | null, now: number, rules: EventRules): { events: NewEvent[]; marks: EventMarks | null } {
-  const account: EventAccount = { id: before.publicId, platform: before.platform, username: after.username, platformUserId: after.platformUserId };
-  const event = (type: EventType, data: Record<string, unknown> = {}): NewEvent => ({ type, accountId: before.accountId, account, data });
+export function decideCheckEvents(
+  before: CheckBefore,
+  after: CheckAfter,
+  marks: EventMarks | null,
+  now: number,
+  rules: EventRules,
+): { events: NewEvent[]; marks: EventMarks | null } {
+  const account: EventAccount = {
+    id: before.publicId,
+    platform: before.platform,
+    username: after.username,
+    platformUserId: after.platformUserId,
+  };
+  const event = (type: EventType, data: Record<string, unknown> = {}): NewEvent => ({
+    type,
+    accountId: before.accountId,
+    account,
+    data,
+  });
   const events: NewEvent[] = [];
 
-  if (before.status === 'pending' && after.followers !== null) events.push(event('account.checked_first', { status: after.status }));
-  if (before.status !== after.status && !QUIET_STATUSES.includes(before.status) && !QUIET_STATUSES.includes(after.status)) {
+  if (before.status === 'pending' && after.followers !== null)
+    events.push(event('account.checked_first', { status: after.status }));
+  if (
+    before.status !== after.status &&
+    !QUIET_STATUSES.includes(before.status) &&
+    !QUIET_STATUSES.includes(after.status)
+  ) {
     events.push(event('account.status_changed', { from: before.status, to: after.status, reason: after.statusReason }));
   }
-  if (after.renamedFrom !== null) events.push(event('account.renamed', { from: after.renamedFrom, to: after.username }));
+  if (after.renamedFrom !== null)
+    events.push(event('account.renamed', { from: after.renamedFrom, to: after.username }));
   if (after.followers === null) return { events, marks };
 
   const followers = after.followers;
-  if (marks === null) return { events, marks: { milestoneFloor: milestoneAtOrBelow(followers), points: [[now, followers]], lastSpikeAt: null } };
+  if (marks === null)
+    return {
+      events,
+      marks: { milestoneFloor: milestoneAtOrBelow(followers), points: [[now, followers]], lastSpikeAt: null },
+    };
 
   let milestoneFloor = marks.milestoneFloor;
   for (const milestone of MILESTONES) {
@@ -103,14 +129,18 @@ export function decideCheckEvents(before: CheckBefore, after: CheckAfter, marks:
 
   const recent = marks.points.filter(([at]) => now - at <= DAY_MS && at <= now);
   let lastSpikeAt = marks.lastSpikeAt;
-  const spike = lastSpikeAt !== null && now - lastSpikeAt < DAY_MS ? null : findSpike(recent, followers, now, rules.spikePercent);
+  const spike =
+    lastSpikeAt !== null && now - lastSpikeAt < DAY_MS ? null : findSpike(recent, followers, now, rules.spikePercent);
   if (spike) {
     events.push(event('account.followers_spike', { ...spike, followers }));
     lastSpikeAt = now;
   }
   // One point per half hour is enough to see a day's moves and keeps the row small at any interval.
   const last = recent.at(-1);
-  const points = last !== undefined && now - last[0] < DAY_MS / MAX_POINTS ? recent : [...recent, [now, followers] as [number, number]].slice(-MAX_POINTS);
+  const points =
+    last !== undefined && now - last[0] < DAY_MS / MAX_POINTS
+      ? recent
+      : [...recent, [now, followers] as [number, number]].slice(-MAX_POINTS);
   return { events, marks: { milestoneFloor, points, lastSpikeAt } };
 }
 
@@ -121,7 +151,12 @@ function milestoneAtOrBelow(followers: number): number {
 }
 
 /** The largest move from a point of the last 24 h that is a spike, or null. */
-function findSpike(points: readonly [number, number][], followers: number, now: number, percent: number): { change: number; percent: number; windowHours: number } | null {
+function findSpike(
+  points: readonly [number, number][],
+  followers: number,
+  now: number,
+  percent: number,
+): { change: number; percent: number; windowHours: number } | null {
   let best: { change: number; percent: number; windowHours: number } | null = null;
   for (const [at, then] of points) {
     const change = followers - then;
@@ -129,14 +164,22 @@ function findSpike(points: readonly [number, number][], followers: number, now: 
     const moved = (Math.abs(change) / Math.max(then, 1)) * 100;
     if (Math.abs(change) < SPIKE_MIN_CHANGE || moved < percent) continue;
     if (best === null || Math.abs(change) > Math.abs(best.change)) {
-      best = { change, percent: Math.round(moved * 10) / 10, windowHours: Math.round(((now - at) / 3_600_000) * 10) / 10 };
+      best = {
+        change,
+        percent: Math.round(moved * 10) / 10,
+        windowHours: Math.round(((now - at) / 3_600_000) * 10) / 10,
+      };
     }
   }
   return best;
 }
 
 /** An endpoint's subscription matches an event: its types, and its tags (account events only). */
-export function subscriptionMatches(subscription: { events: readonly string[]; tags: readonly string[] }, type: EventType, accountTags: readonly string[] | null): boolean {
+export function subscriptionMatches(
+  subscription: { events: readonly string[]; tags: readonly string[] },
+  type: EventType,
+  accountTags: readonly string[] | null,
+): boolean {
   if (type === 'webhook.test') return false;
   if (!subscription.events.includes('*') && !subscription.events.includes(type)) return false;
   if (subscription.tags.length === 0) return true;

@@ -14,7 +14,12 @@ export type FollowerSeries = readonly (readonly [number, number])[];
  * once the account has been tracked that long, whatever the hour of the checks. Points with a
  * time or value that is not a finite number are dropped; the input is never modified.
  */
-export function followerSeriesAppend(series: FollowerSeries, at: number, followers: number, keepDays = 31): [number, number][] {
+export function followerSeriesAppend(
+  series: FollowerSeries,
+  at: number,
+  followers: number,
+  keepDays = 31,
+): [number, number][] {
   const byDay = new Map<number, [number, number]>();
   const add = (time: number, value: number): void => {
     if (!Number.isFinite(time) || !Number.isFinite(value)) return;

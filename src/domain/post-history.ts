@@ -35,12 +35,26 @@ export interface MetricsSample extends PostMetrics {
  * first read at 30 h gets no 1 h or 6 h sample (nothing is made up), and the history never holds
  * more than one sample per checkpoint. The tracker passes twice its check interval as tolerance.
  */
-export function recordObservation(history: readonly MetricsSample[], createdAt: number, observedAt: number, metrics: PostMetrics, toleranceMs: number): MetricsSample[] {
+export function recordObservation(
+  history: readonly MetricsSample[],
+  createdAt: number,
+  observedAt: number,
+  metrics: PostMetrics,
+  toleranceMs: number,
+): MetricsSample[] {
   const age = observedAt - createdAt;
   let checkpoint: (typeof CHECKPOINTS)[number] | undefined;
-  for (const candidate of CHECKPOINTS) if (age >= candidate.ms && age < candidate.ms + toleranceMs) checkpoint = candidate;
+  for (const candidate of CHECKPOINTS)
+    if (age >= candidate.ms && age < candidate.ms + toleranceMs) checkpoint = candidate;
   if (checkpoint === undefined || history.some((s) => s.age === checkpoint.age)) return [...history];
-  const sample: MetricsSample = { age: checkpoint.age, observedAt, likes: metrics.likes, reposts: metrics.reposts, replies: metrics.replies, quotes: metrics.quotes };
+  const sample: MetricsSample = {
+    age: checkpoint.age,
+    observedAt,
+    likes: metrics.likes,
+    reposts: metrics.reposts,
+    replies: metrics.replies,
+    quotes: metrics.quotes,
+  };
   return [...history, sample].sort((a, b) => checkpointMs(a.age) - checkpointMs(b.age));
 }
 
@@ -49,7 +63,8 @@ function checkpointMs(age: CheckpointAge): number {
 }
 
 const AGES: ReadonlySet<string> = new Set(CHECKPOINTS.map((c) => c.age));
-const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+const isCount = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
 /**
  * A history read back from storage: samples of known checkpoints with whole counts, one per

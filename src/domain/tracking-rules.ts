@@ -29,7 +29,13 @@ export interface StateChange {
  * The new state after a check. A failure keeps the last known state until it has repeated
  * FAILURES_BEFORE_ERROR times; `random` is injected so the jitter can be tested.
  */
-export function nextState(previous: AccountStatus, failures: number, verdict: CheckVerdict, intervalMs: number, random: () => number): StateChange {
+export function nextState(
+  previous: AccountStatus,
+  failures: number,
+  verdict: CheckVerdict,
+  intervalMs: number,
+  random: () => number,
+): StateChange {
   switch (verdict.kind) {
     case 'found':
       return {
@@ -41,7 +47,13 @@ export function nextState(previous: AccountStatus, failures: number, verdict: Ch
       };
     case 'not_found':
     case 'suspended':
-      return { status: verdict.kind, statusReason: verdict.reason, consecutiveFailures: 0, lastError: null, delayMs: intervalMs * GONE_INTERVALS };
+      return {
+        status: verdict.kind,
+        statusReason: verdict.reason,
+        consecutiveFailures: 0,
+        lastError: null,
+        delayMs: intervalMs * GONE_INTERVALS,
+      };
     case 'failed': {
       const count = failures + 1;
       return {

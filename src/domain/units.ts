@@ -12,7 +12,15 @@ export function parseDuration(text: string): number | null {
 }
 
 const SIZE = /^(\d+(?:\.\d+)?)\s*(b|kb|kib|mb|mib|gb|gib)?$/i;
-const SIZE_BYTES = { b: 1, kb: 1_000, kib: 1_024, mb: 1_000_000, mib: 1_048_576, gb: 1_000_000_000, gib: 1_073_741_824 } as const;
+const SIZE_BYTES = {
+  b: 1,
+  kb: 1_000,
+  kib: 1_024,
+  mb: 1_000_000,
+  mib: 1_048_576,
+  gb: 1_000_000_000,
+  gib: 1_073_741_824,
+} as const;
 
 /** Bytes for `52428800`, `50MiB`, `10mb`; null if unreadable. */
 export function parseSize(text: string): number | null {

@@ -3,13 +3,11 @@ import type { Platform } from './platforms.ts';
 import { CONTROL_CHARS, ZERO_WIDTH_CHARS } from './text.ts';
 
 export type UsernameCheck =
-  | { ok: true; username: string; key: string }
-  | { ok: false; code: 'invalid_username'; reason: string };
+  { ok: true; username: string; key: string } | { ok: false; code: 'invalid_username'; reason: string };
 
 export type AccountRef =
   | { ok: true; platform: Platform; username: string; key: string }
   | { ok: false; code: 'invalid_username'; reason: string };
-
 
 // Profile URLs, with or without scheme; whatever follows the name (/status/1, ?s=20, #top) is dropped.
 // `#!/` is the pre-2012 Twitter hash-bang form that still circulates in old spreadsheets.
@@ -18,9 +16,36 @@ const BLUESKY_URL = /^(?:https?:\/\/)?(?:www\.)?bsky\.app\/profile\/([^/?#\s]+)/
 // First path segments that are pages of X itself, not profiles: x.com/home, x.com/i/lists/1,
 // x.com/search?q=…. X reserves these names, so no account can be called that.
 const X_PAGES = new Set([
-  'home', 'i', 'search', 'explore', 'notifications', 'messages', 'settings', 'compose', 'hashtag', 'intent', 'share',
-  'login', 'logout', 'signup', 'account', 'tos', 'privacy', 'about', 'download', 'jobs', 'lists', 'bookmarks',
-  'communities', 'who_to_follow', 'following', 'followers', 'topics', 'verified', 'premium', 'spaces',
+  'home',
+  'i',
+  'search',
+  'explore',
+  'notifications',
+  'messages',
+  'settings',
+  'compose',
+  'hashtag',
+  'intent',
+  'share',
+  'login',
+  'logout',
+  'signup',
+  'account',
+  'tos',
+  'privacy',
+  'about',
+  'download',
+  'jobs',
+  'lists',
+  'bookmarks',
+  'communities',
+  'who_to_follow',
+  'following',
+  'followers',
+  'topics',
+  'verified',
+  'premium',
+  'spaces',
 ]);
 
 const X_USERNAME = /^[A-Za-z0-9_]{1,15}$/;
@@ -40,7 +65,8 @@ const REASONS = {
   reservedTld: 'Bluesky handles cannot use a reserved top-level domain (.invalid, .local, .example, …)',
   did: 'Bluesky DIDs are did:plc: followed by 24 characters a-z or 2-7, or did:web: followed by a domain name',
   empty: 'is empty',
-  xPage: (page: string) => `x.com/${page} is a page of X, not a profile; give a username or a profile address such as x.com/jack`,
+  xPage: (page: string) =>
+    `x.com/${page} is a page of X, not a profile; give a username or a profile address such as x.com/jack`,
 } as const;
 
 /** The first path segment of an x.com address that is a page of X itself (home, search, i…), not a profile. */
@@ -61,7 +87,11 @@ function decodePercent(value: string): string {
  * Cleans one pasted value and reduces a profile URL to the name it points at. Never throws;
  * `notProfile` says why an X address that points at a page of X itself (home, search…) is no name.
  */
-export function normalizeUsernameInput(raw: string): { value: string; platformHint: Platform | null; notProfile?: string } {
+export function normalizeUsernameInput(raw: string): {
+  value: string;
+  platformHint: Platform | null;
+  notProfile?: string;
+} {
   // Zero-width characters are removed anywhere in the value rather than reported.
   let value = String(raw).replace(ZERO_WIDTH_CHARS, '').trim();
   let platformHint: Platform | null = null;
@@ -81,7 +111,12 @@ export function normalizeUsernameInput(raw: string): { value: string; platformHi
 }
 
 /** The platform a value belongs to: an explicit choice, then the URL it came from, then its shape. */
-export function inferPlatform(value: string, hint: Platform | null, explicit: Platform | null, defaultPlatform: Platform): Platform {
+export function inferPlatform(
+  value: string,
+  hint: Platform | null,
+  explicit: Platform | null,
+  defaultPlatform: Platform,
+): Platform {
   if (explicit !== null) return explicit;
   if (hint !== null) return hint;
   // X names can contain neither `.` nor `:`, so a dotted name or a DID can only be Bluesky.
@@ -103,7 +138,9 @@ function validateBluesky(value: string): UsernameCheck {
   const lower = value.toLowerCase();
   if (lower.startsWith('did:')) {
     const ok = DID_PLC.test(lower) || (lower.startsWith('did:web:') && isDomain(lower.slice('did:web:'.length)));
-    return ok ? { ok: true, username: lower, key: lower } : { ok: false, code: 'invalid_username', reason: REASONS.did };
+    return ok
+      ? { ok: true, username: lower, key: lower }
+      : { ok: false, code: 'invalid_username', reason: REASONS.did };
   }
   if (!isDomain(lower)) return { ok: false, code: 'invalid_username', reason: REASONS.handle };
   const tld = lower.slice(lower.lastIndexOf('.') + 1);

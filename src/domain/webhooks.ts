@@ -23,13 +23,19 @@ const JITTER = 0.2;
  * When to try a delivery again after its `attempts`-th failed attempt, or null when the schedule
  * is spent. Each wait is scheduled ± 20 %, so endpoints that failed together do not retry together.
  */
-export function nextRetryAt(attempts: number, scheduleMs: readonly number[], now: number, random: () => number): number | null {
+export function nextRetryAt(
+  attempts: number,
+  scheduleMs: readonly number[],
+  now: number,
+  random: () => number,
+): number | null {
   const wait = scheduleMs[attempts - 1];
   if (wait === undefined) return null;
   return now + Math.round(wait * (1 - JITTER + 2 * JITTER * random()));
 }
 
-export type AttemptOutcome = { kind: 'delivered'; status: number } | { kind: 'failed'; status: number | null; error: string };
+export type AttemptOutcome =
+  { kind: 'delivered'; status: number } | { kind: 'failed'; status: number | null; error: string };
 
 /** Whether a failure ends the endpoint: a 410 says it is gone; otherwise 5 days of nothing but failures. */
 export function disableReason(outcome: AttemptOutcome, failingSince: number, now: number): string | null {

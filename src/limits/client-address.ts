@@ -29,14 +29,16 @@ function ipv6Groups(address: string): string[] {
  * as coming from the balancer, so the per-client limits would count all clients as one. Requests
  * carrying X-Forwarded-For are the sign: say so once, with the setting that fixes it.
  */
-export function untrustedForwardingWarning(log: { warn(object: object, message: string): void }): (forwardedFor: unknown) => void {
+export function untrustedForwardingWarning(log: {
+  warn(object: object, message: string): void;
+}): (forwardedFor: unknown) => void {
   let warned = false;
   return (forwardedFor) => {
     if (warned || forwardedFor === undefined) return;
     warned = true;
     log.warn(
       { header: 'x-forwarded-for' },
-      'requests arrive with X-Forwarded-For but TRUST_PROXY is off: every client behind the proxy is counted as the proxy itself by the per-client limits. Set TRUST_PROXY to the proxies\' addresses (or the number of hops) if perch runs behind a load balancer.',
+      "requests arrive with X-Forwarded-For but TRUST_PROXY is off: every client behind the proxy is counted as the proxy itself by the per-client limits. Set TRUST_PROXY to the proxies' addresses (or the number of hops) if perch runs behind a load balancer.",
     );
   };
 }

@@ -43,7 +43,11 @@ export class StoreFailureThrottle implements FailureThrottle {
     private readonly log: WarnLog,
     now: () => number = Date.now,
   ) {
-    this.warnUnavailable = throttledWarning(log, 'failed-authentication counts unavailable; failures are answered without being counted', now);
+    this.warnUnavailable = throttledWarning(
+      log,
+      'failed-authentication counts unavailable; failures are answered without being counted',
+      now,
+    );
   }
 
   async recordFailure(client: string, now: number): Promise<number> {
@@ -71,6 +75,8 @@ export class StoreFailureThrottle implements FailureThrottle {
     if (!this.pruneDue(now)) return;
     for (const [client, until] of this.throttled) if (until <= now) this.throttled.delete(client);
     // One window of slack, for processes whose clocks disagree a little.
-    pruneAuthFailures(this.db, windowStartOf(now, WINDOW_MS) - WINDOW_MS).catch((error: unknown) => this.log.warn({ err: error }, 'could not prune failed-authentication counts'));
+    pruneAuthFailures(this.db, windowStartOf(now, WINDOW_MS) - WINDOW_MS).catch((error: unknown) =>
+      this.log.warn({ err: error }, 'could not prune failed-authentication counts'),
+    );
   }
 }

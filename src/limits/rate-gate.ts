@@ -118,7 +118,10 @@ export class RateGate {
       if (this.settled !== settled) continue;
       const now = this.clock.now();
       const row = this.lastSeen as WindowRow;
-      const windowWait = Math.max(row.blockedUntil - now, row.remaining !== null && row.remaining <= 0 ? row.resetAt + RESET_MARGIN_MS - now : 0);
+      const windowWait = Math.max(
+        row.blockedUntil - now,
+        row.remaining !== null && row.remaining <= 0 ? row.resetAt + RESET_MARGIN_MS - now : 0,
+      );
       if (windowWait > 0 && this.inFlight > 0) {
         // Requests of ours are out: their answers may change the window; look again then.
         await untilSettled(changed, signal);
@@ -131,7 +134,10 @@ export class RateGate {
         // Our own probe is out: its settle wakes us.
         await untilSettled(changed, signal);
       } else {
-        await Promise.race([changed, this.clock.sleep(Math.min(PROBE_POLL_MS, Math.max(1, row.probeUntil - now)), signal)]);
+        await Promise.race([
+          changed,
+          this.clock.sleep(Math.min(PROBE_POLL_MS, Math.max(1, row.probeUntil - now)), signal),
+        ]);
       }
     }
   }
@@ -150,9 +156,23 @@ export class RateGate {
     // on our clock (skew) still holds the gate a moment, so a 429 cannot loop at full speed.
     const bounded = (at: number) => Math.min(Math.max(at, now + MIN_RETRY_MS), now + MAX_WAIT_MS);
     const count = (n: number) => Math.min(Math.max(0, Math.floor(n)), MAX_COUNT);
-    const report = info ? { limit: count(info.limit), remaining: count(info.remaining), resetAt: Math.min(info.resetAt, now + MAX_WAIT_MS) } : null;
+    const report = info
+      ? {
+          limit: count(info.limit),
+          remaining: count(info.remaining),
+          resetAt: Math.min(info.resetAt, now + MAX_WAIT_MS),
+        }
+      : null;
     try {
-      this.lastSeen = (await recordWindow(this.db, this.key, now, report, retryAt === null ? null : bounded(retryAt), ticket.kind === 'probe')) ?? this.lastSeen;
+      this.lastSeen =
+        (await recordWindow(
+          this.db,
+          this.key,
+          now,
+          report,
+          retryAt === null ? null : bounded(retryAt),
+          ticket.kind === 'probe',
+        )) ?? this.lastSeen;
     } catch (error) {
       this.onStoreError(error);
     } finally {
@@ -187,7 +207,13 @@ export class RateGate {
   snapshot(): GateSnapshot {
     const iso = (ms: number) => (ms > 0 ? new Date(ms).toISOString() : null);
     const row = this.lastSeen;
-    return { limit: row?.limit ?? null, remaining: row?.remaining ?? null, resetAt: iso(row?.resetAt ?? 0), blockedUntil: iso(row?.blockedUntil ?? 0), inFlight: this.inFlight };
+    return {
+      limit: row?.limit ?? null,
+      remaining: row?.remaining ?? null,
+      resetAt: iso(row?.resetAt ?? 0),
+      blockedUntil: iso(row?.blockedUntil ?? 0),
+      inFlight: this.inFlight,
+    };
   }
 }
 

@@ -77,8 +77,16 @@ export class RequestBlocks {
   private readonly warnStalled: () => void;
 
   constructor(private readonly deps: RequestBlocksDeps) {
-    this.warnUnavailable = throttledWarning(deps.log, 'request counter unavailable; requests are let through uncounted', deps.now);
-    this.warnStalled = throttledWarning(deps.log, `request count took over ${STALL_MS} ms; requests are counted by this process alone until it lands`, deps.now);
+    this.warnUnavailable = throttledWarning(
+      deps.log,
+      'request counter unavailable; requests are let through uncounted',
+      deps.now,
+    );
+    this.warnStalled = throttledWarning(
+      deps.log,
+      `request count took over ${STALL_MS} ms; requests are counted by this process alone until it lands`,
+      deps.now,
+    );
   }
 
   /** Places one request of `bucket` in its window of `windowMs` with limit `max`. Rejects when the store fails. */
@@ -159,7 +167,12 @@ export class RequestBlocks {
    * A block's counts are `last - hits + 1` to `last`: the first `owed` pay for the requests let
    * through before it started, the spare ones for those let through since, then requests to come.
    */
-  private landed(bucket: string, lease: Lease, max: number, block: { owed: number; spare: number; hits: number; last: number }): void {
+  private landed(
+    bucket: string,
+    lease: Lease,
+    max: number,
+    block: { owed: number; spare: number; hits: number; last: number },
+  ): void {
     lease.owed -= block.owed;
     const paid = Math.min(lease.owed, block.spare);
     lease.owed -= paid;
@@ -176,10 +189,13 @@ export class RequestBlocks {
 
   private prune(now: number): void {
     if (!this.pruneDue(now)) return;
-    for (const [bucket, lease] of this.leases) if (lease.windowStart + this.longestWindowMs <= now) this.leases.delete(bucket);
+    for (const [bucket, lease] of this.leases)
+      if (lease.windowStart + this.longestWindowMs <= now) this.leases.delete(bucket);
     // Ended windows only (none is longer than the longest counted so far), with one window of
     // slack for processes whose clocks disagree a little. The delete scans the table, which this
     // keeps to a few windows' rows.
-    pruneRateCounters(this.deps.db, now - 2 * this.longestWindowMs).catch((error: unknown) => this.deps.log.warn({ err: error }, 'could not prune request counters'));
+    pruneRateCounters(this.deps.db, now - 2 * this.longestWindowMs).catch((error: unknown) =>
+      this.deps.log.warn({ err: error }, 'could not prune request counters'),
+    );
   }
 }

@@ -17,7 +17,10 @@ function text(value: unknown): string | null {
  * only a DID, so the handle is read from the text it covers; `byteStart`/`byteEnd` index the
  * UTF-8 bytes of the text, not its UTF-16 code units (lexicons/app/bsky/richtext/facet.json).
  */
-export function facetEntities(postText: string, facets: unknown): Pick<PlatformPost, 'hashtags' | 'mentions' | 'domains'> {
+export function facetEntities(
+  postText: string,
+  facets: unknown,
+): Pick<PlatformPost, 'hashtags' | 'mentions' | 'domains'> {
   const found = { hashtags: [] as string[], mentions: [] as string[], domains: [] as string[] };
   if (!Array.isArray(facets)) return found;
   let bytes: Buffer | null = null;

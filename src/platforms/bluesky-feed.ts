@@ -15,16 +15,27 @@ const FEED_MAX_PAGES = 50;
  */
 const FEED_FILTER = 'posts_with_replies';
 
-export async function readAuthorFeed(connection: BlueskyConnection, userId: string, sinceId: string | null, wanted: number, call: CallOptions): Promise<CallResult<PlatformPost[]>> {
+export async function readAuthorFeed(
+  connection: BlueskyConnection,
+  userId: string,
+  sinceId: string | null,
+  wanted: number,
+  call: CallOptions,
+): Promise<CallResult<PlatformPost[]>> {
   const limit = Math.floor(wanted);
   const method = 'app.bsky.feed.getAuthorFeed';
   const tally: Tally = { rateLimit: null, reads: 0 };
   const posts: PlatformPost[] = [];
-  if (!DID_SYNTAX.test(userId)) throw new PlatformError('invalid_request', `${method}: ${JSON.stringify(userId)} is not a DID`);
+  if (!DID_SYNTAX.test(userId))
+    throw new PlatformError('invalid_request', `${method}: ${JSON.stringify(userId)} is not a DID`);
   const seen = new Set<string>();
   let cursor: string | null = null;
   for (let page = 0; page < FEED_MAX_PAGES && posts.length < limit; page += 1) {
-    const params: [string, string][] = [['actor', userId], ['limit', String(Math.min(FEED_PAGE_MAX, limit - posts.length))], ['filter', FEED_FILTER]];
+    const params: [string, string][] = [
+      ['actor', userId],
+      ['limit', String(Math.min(FEED_PAGE_MAX, limit - posts.length))],
+      ['filter', FEED_FILTER],
+    ];
     if (cursor !== null) params.push(['cursor', cursor]);
     // An unknown or taken-down actor is a 400 "Profile not found": thrown as invalid_request.
     const feed = parseFeedPage(body(connection, await xrpcGet(connection, method, params, tally, call), method));

@@ -11,7 +11,11 @@ export const BLUESKY_POST_BATCH_SIZE = 25;
 // A post's at-uri: at://<did>/app.bsky.feed.post/<rkey> (https://atproto.com/specs/at-uri-scheme).
 const POST_URI = /^at:\/\/did:[a-z]+:[a-zA-Z0-9._:%-]*[a-zA-Z0-9._-]\/app\.bsky\.feed\.post\/[a-zA-Z0-9._~:-]{1,512}$/;
 
-export async function lookupBlueskyPosts(connection: BlueskyConnection, uris: readonly string[], call: CallOptions): Promise<CallResult<Map<string, PostLookupOutcome>>> {
+export async function lookupBlueskyPosts(
+  connection: BlueskyConnection,
+  uris: readonly string[],
+  call: CallOptions,
+): Promise<CallResult<Map<string, PostLookupOutcome>>> {
   const method = 'app.bsky.feed.getPosts';
   const outcomes = new Map<string, PostLookupOutcome>();
   const wanted: string[] = [];
@@ -23,7 +27,19 @@ export async function lookupBlueskyPosts(connection: BlueskyConnection, uris: re
   const tally: Tally = { rateLimit: null, reads: 0 };
   for (let i = 0; i < wanted.length; i += BLUESKY_POST_BATCH_SIZE) {
     const batch = wanted.slice(i, i + BLUESKY_POST_BATCH_SIZE);
-    const views = parsePostViews(body(connection, await xrpcGet(connection, method, batch.map((uri) => ['uris', uri]), tally, call), method));
+    const views = parsePostViews(
+      body(
+        connection,
+        await xrpcGet(
+          connection,
+          method,
+          batch.map((uri) => ['uris', uri]),
+          tally,
+          call,
+        ),
+        method,
+      ),
+    );
     if (!views) throw new PlatformError('bad_response', `${method}: no posts array`, { status: 200 });
     tally.reads += views.length;
     const asked = new Set(batch);
@@ -36,7 +52,8 @@ export async function lookupBlueskyPosts(connection: BlueskyConnection, uris: re
       else if (post) outcomes.set(uri, { kind: 'found', post });
       else outcomes.set(uri, { kind: 'unknown', reason: 'the platform sent an unusable post' });
     }
-    for (const uri of batch) if (!outcomes.has(uri)) outcomes.set(uri, { kind: 'deleted', reason: 'the AppView no longer shows this post' });
+    for (const uri of batch)
+      if (!outcomes.has(uri)) outcomes.set(uri, { kind: 'deleted', reason: 'the AppView no longer shows this post' });
   }
   return { value: outcomes, rateLimit: tally.rateLimit, reads: tally.reads };
 }

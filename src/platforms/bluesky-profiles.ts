@@ -1,7 +1,14 @@
 // Bluesky profile lookups: app.bsky.actor.getProfiles for up to 25 actors, and getProfile for
 // each actor the batch left out, since only getProfile says why (taken down, deactivated, unknown).
 import { validateUsername } from '../domain/usernames.ts';
-import { parseProfile, parseProfiles, suspendingLabel, toPlatformUser, xrpcError, type ProfileView } from './bluesky-wire.ts';
+import {
+  parseProfile,
+  parseProfiles,
+  suspendingLabel,
+  toPlatformUser,
+  xrpcError,
+  type ProfileView,
+} from './bluesky-wire.ts';
 import { body, DID_SYNTAX, xrpcGet, type BlueskyConnection, type Tally } from './bluesky-xrpc.ts';
 import { PlatformError, type CallOptions, type CallResult, type LookupOutcome } from './types.ts';
 
@@ -14,7 +21,12 @@ interface Wanted {
 }
 
 /** Outcomes for every distinct actor asked, keyed by the id (`byId`) or the lower-cased name. */
-export async function lookupProfiles(connection: BlueskyConnection, requested: readonly string[], byId: boolean, call: CallOptions): Promise<CallResult<Map<string, LookupOutcome>>> {
+export async function lookupProfiles(
+  connection: BlueskyConnection,
+  requested: readonly string[],
+  byId: boolean,
+  call: CallOptions,
+): Promise<CallResult<Map<string, LookupOutcome>>> {
   const outcomes = new Map<string, LookupOutcome>();
   const tally: Tally = { rateLimit: null, reads: 0 };
   const wanted: Wanted[] = [];
@@ -34,9 +46,21 @@ export async function lookupProfiles(connection: BlueskyConnection, requested: r
   return { value: outcomes, rateLimit: tally.rateLimit, reads: tally.reads };
 }
 
-async function lookupBatch(connection: BlueskyConnection, batch: Wanted[], outcomes: Map<string, LookupOutcome>, tally: Tally, call: CallOptions): Promise<void> {
+async function lookupBatch(
+  connection: BlueskyConnection,
+  batch: Wanted[],
+  outcomes: Map<string, LookupOutcome>,
+  tally: Tally,
+  call: CallOptions,
+): Promise<void> {
   const method = 'app.bsky.actor.getProfiles';
-  const response = await xrpcGet(connection, method, batch.map((w) => ['actors', w.actor]), tally, call);
+  const response = await xrpcGet(
+    connection,
+    method,
+    batch.map((w) => ['actors', w.actor]),
+    tally,
+    call,
+  );
   let missing = batch;
   // A 400 on the batch (an actor the AppView refuses) must not fail the others: each is then
   // asked alone, and only the one at fault ends up unanswered.
@@ -58,7 +82,8 @@ async function lookupBatch(connection: BlueskyConnection, batch: Wanted[], outco
   for (const [i, wanted] of missing.entries()) {
     const budget = tally.rateLimit;
     if (budget && budget.remaining <= 0 && budget.resetAt > connection.now()) {
-      for (const rest of missing.slice(i)) outcomes.set(rest.key, { kind: 'unknown', reason: 'rate limit reached before the account could be checked' });
+      for (const rest of missing.slice(i))
+        outcomes.set(rest.key, { kind: 'unknown', reason: 'rate limit reached before the account could be checked' });
       return;
     }
     try {
@@ -67,7 +92,11 @@ async function lookupBatch(connection: BlueskyConnection, batch: Wanted[], outco
       if (!(error instanceof PlatformError)) throw error;
       // What was already learnt is kept; the rest waits for the next check.
       if (error.kind === 'rate_limited' && error.retryAt !== null) {
-        tally.rateLimit = { limit: error.rateLimit?.limit ?? tally.rateLimit?.limit ?? 0, remaining: 0, resetAt: error.retryAt };
+        tally.rateLimit = {
+          limit: error.rateLimit?.limit ?? tally.rateLimit?.limit ?? 0,
+          remaining: 0,
+          resetAt: error.retryAt,
+        };
       }
       for (const rest of missing.slice(i)) outcomes.set(rest.key, { kind: 'unknown', reason: error.message });
       return;
@@ -84,7 +113,12 @@ function found(profile: ProfileView): LookupOutcome {
  * getProfiles leaves out, without a word, whatever it cannot show (taken down, deactivated,
  * unknown); getProfile says why (packages/bsky/src/api/app/bsky/actor/getProfile.ts).
  */
-async function explain(connection: BlueskyConnection, actor: string, tally: Tally, call: CallOptions): Promise<LookupOutcome> {
+async function explain(
+  connection: BlueskyConnection,
+  actor: string,
+  tally: Tally,
+  call: CallOptions,
+): Promise<LookupOutcome> {
   const method = 'app.bsky.actor.getProfile';
   const response = await xrpcGet(connection, method, [['actor', actor]], tally, call);
   if (response.status === 400) {

@@ -87,7 +87,8 @@ export function suspendingLabel(profile: ProfileView): string | null {
   const labels = profile.raw.labels;
   if (!Array.isArray(labels)) return null;
   for (const label of labels) {
-    if (isRecord(label) && typeof label.val === 'string' && SUSPENDING_LABELS.has(label.val) && label.neg !== true) return label.val;
+    if (isRecord(label) && typeof label.val === 'string' && SUSPENDING_LABELS.has(label.val) && label.neg !== true)
+      return label.val;
   }
   return null;
 }
@@ -184,7 +185,8 @@ const HIDING_POST_LABELS = new Set(['!takedown', '!hide', '!suspend']);
 export function hidingPostLabel(post: unknown): string | null {
   if (!isRecord(post) || !Array.isArray(post.labels)) return null;
   for (const label of post.labels) {
-    if (isRecord(label) && typeof label.val === 'string' && HIDING_POST_LABELS.has(label.val) && label.neg !== true) return label.val;
+    if (isRecord(label) && typeof label.val === 'string' && HIDING_POST_LABELS.has(label.val) && label.neg !== true)
+      return label.val;
   }
   return null;
 }

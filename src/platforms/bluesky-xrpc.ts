@@ -25,11 +25,21 @@ export const DID_SYNTAX = /^did:[a-z]+:[a-zA-Z0-9._:%-]*[a-zA-Z0-9._-]$/;
 const DEFAULT_RETRY_MS = 60_000;
 
 function retryAtOf(connection: BlueskyConnection, response: HttpResponse, rateLimit: RateLimitInfo | null): number {
-  return rateLimit?.resetAt ?? parseRetryAfter(response.headers.get('retry-after'), connection.now()) ?? connection.now() + DEFAULT_RETRY_MS;
+  return (
+    rateLimit?.resetAt ??
+    parseRetryAfter(response.headers.get('retry-after'), connection.now()) ??
+    connection.now() + DEFAULT_RETRY_MS
+  );
 }
 
 /** GETs `/xrpc/<method>` (past the caller's pacer); the status is the caller's to judge. */
-export async function xrpcGet(connection: BlueskyConnection, method: string, params: [string, string][], tally: Tally, call: CallOptions): Promise<HttpResponse> {
+export async function xrpcGet(
+  connection: BlueskyConnection,
+  method: string,
+  params: [string, string][],
+  tally: Tally,
+  call: CallOptions,
+): Promise<HttpResponse> {
   const query = new URLSearchParams(params).toString();
   const options = { timeoutMs: connection.timeoutMs, maxBytes: connection.maxBytes, signal: call.signal };
   const response = await pacedGetJson(`${connection.base}/xrpc/${method}?${query}`, options, call.pacer, (r) => {
@@ -47,7 +57,12 @@ export function failure(connection: BlueskyConnection, response: HttpResponse, m
   const { error, message } = xrpcError(response.json);
   const detail = `${method}: ${status}${error ? ` ${error}` : ''}${message ? `: ${message}` : ''}`;
   const rateLimit = readRateLimit(response.headers, connection.now());
-  if (status === 429) return new PlatformError('rate_limited', detail, { status, retryAt: retryAtOf(connection, response, rateLimit), rateLimit });
+  if (status === 429)
+    return new PlatformError('rate_limited', detail, {
+      status,
+      retryAt: retryAtOf(connection, response, rateLimit),
+      rateLimit,
+    });
   if (status >= 500) return new PlatformError('unavailable', detail, { status, rateLimit });
   if (status >= 400) return new PlatformError('invalid_request', detail, { status, rateLimit });
   return new PlatformError('bad_response', `${detail} (unexpected status)`, { status, rateLimit });

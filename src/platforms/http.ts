@@ -23,7 +23,10 @@ export async function getJson(url: string, options: HttpOptions): Promise<HttpRe
   // One controller per request, linked to the caller's signal by a listener removed afterwards:
   // AbortSignal.any() would leave an entry on the caller's long-lived signal per request (Node 20).
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException('request timed out', 'TimeoutError')), options.timeoutMs);
+  const timer = setTimeout(
+    () => controller.abort(new DOMException('request timed out', 'TimeoutError')),
+    options.timeoutMs,
+  );
   const onAbort = () => controller.abort(options.signal?.reason);
   if (options.signal?.aborted) onAbort();
   else options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -45,7 +48,9 @@ async function fetchJson(url: string, options: HttpOptions, signal: AbortSignal)
   const declared = Number(response.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > options.maxBytes) {
     await response.body?.cancel().catch(() => {});
-    throw new PlatformError('bad_response', `response of ${declared} bytes is over the ${options.maxBytes}-byte cap`, { status: response.status });
+    throw new PlatformError('bad_response', `response of ${declared} bytes is over the ${options.maxBytes}-byte cap`, {
+      status: response.status,
+    });
   }
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -55,7 +60,9 @@ async function fetchJson(url: string, options: HttpOptions, signal: AbortSignal)
         size += chunk.byteLength;
         if (size > options.maxBytes) {
           await response.body.cancel().catch(() => {});
-          throw new PlatformError('bad_response', `response body is over the ${options.maxBytes}-byte cap`, { status: response.status });
+          throw new PlatformError('bad_response', `response body is over the ${options.maxBytes}-byte cap`, {
+            status: response.status,
+          });
         }
         chunks.push(chunk);
       }
@@ -88,9 +95,15 @@ export interface WindowNews {
  * learnt when the transport failed), so each request of a call passes the rate gate on its own.
  * Without a pacer it is getJson.
  */
-export async function pacedGetJson(url: string, options: HttpOptions, pacer: RequestPacer | undefined, readWindow: (response: HttpResponse) => WindowNews): Promise<HttpResponse> {
+export async function pacedGetJson(
+  url: string,
+  options: HttpOptions,
+  pacer: RequestPacer | undefined,
+  readWindow: (response: HttpResponse) => WindowNews,
+): Promise<HttpResponse> {
   if (pacer === undefined) return getJson(url, options);
-  if (!(await pacer.before())) throw new PlatformError('rate_limited', 'no room left in the rate-limit window for this request');
+  if (!(await pacer.before()))
+    throw new PlatformError('rate_limited', 'no room left in the rate-limit window for this request');
   let response: HttpResponse;
   try {
     response = await getJson(url, options);

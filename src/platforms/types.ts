@@ -111,7 +111,12 @@ export interface PlatformClient {
    * Posts newer than `sinceId` (all recent ones when null), newest first, at most `limit`.
    * Includes the account's reposts of others, flagged `isRepost`.
    */
-  fetchPosts(userId: string, sinceId: string | null, limit: number, options?: CallOptions): Promise<CallResult<PlatformPost[]>>;
+  fetchPosts(
+    userId: string,
+    sinceId: string | null,
+    limit: number,
+    options?: CallOptions,
+  ): Promise<CallResult<PlatformPost[]>>;
   /**
    * The current state of known posts (X `GET /2/tweets`, Bluesky `app.bsky.feed.getPosts`), in
    * requests of `postBatchSize`; outcomes keyed by the requested id, one for every id asked.
@@ -137,7 +142,17 @@ export class PlatformError extends Error {
    * one failed; absent when none were.
    */
   readonly reads?: number;
-  constructor(kind: PlatformErrorKind, message: string, options: { status?: number | null; retryAt?: number | null; rateLimit?: RateLimitInfo | null; cause?: unknown; reads?: number } = {}) {
+  constructor(
+    kind: PlatformErrorKind,
+    message: string,
+    options: {
+      status?: number | null;
+      retryAt?: number | null;
+      rateLimit?: RateLimitInfo | null;
+      cause?: unknown;
+      reads?: number;
+    } = {},
+  ) {
     super(message, { cause: options.cause });
     this.name = 'PlatformError';
     this.kind = kind;

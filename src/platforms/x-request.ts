@@ -21,19 +21,35 @@ const DEFAULT_RETRY_MS = 60_000;
 /** A 429's retry time: X's reset header (epoch seconds), else Retry-After, else a minute. */
 function retryAtOf(response: HttpResponse, now: number): number {
   const reset = intHeader(response.headers, 'x-rate-limit-reset');
-  return reset !== null ? reset * 1000 : (parseRetryAfter(response.headers.get('retry-after'), now) ?? now + DEFAULT_RETRY_MS);
+  return reset !== null
+    ? reset * 1000
+    : (parseRetryAfter(response.headers.get('retry-after'), now) ?? now + DEFAULT_RETRY_MS);
 }
 
 function windowNews(connection: XConnection, response: HttpResponse): WindowNews {
-  return { rateLimit: readRateLimit(response.headers), retryAt: response.status === 429 ? retryAtOf(response, connection.now()) : null };
+  return {
+    rateLimit: readRateLimit(response.headers),
+    retryAt: response.status === 429 ? retryAtOf(response, connection.now()) : null,
+  };
 }
 
 /** GETs `pathAndQuery` (past the caller's pacer); the status is the caller's to judge. */
-export async function xGet(connection: XConnection, pathAndQuery: string, call: CallOptions): Promise<{ response: HttpResponse; rateLimit: RateLimitInfo | null }> {
+export async function xGet(
+  connection: XConnection,
+  pathAndQuery: string,
+  call: CallOptions,
+): Promise<{ response: HttpResponse; rateLimit: RateLimitInfo | null }> {
   const { token } = connection;
   if (token === null) throw new PlatformError('unauthorized', 'no X bearer token is configured');
-  const options = { headers: { authorization: `Bearer ${token}` }, timeoutMs: connection.timeoutMs, maxBytes: connection.maxBytes, signal: call.signal };
-  const response = await pacedGetJson(connection.baseUrl + pathAndQuery, options, call.pacer, (r) => windowNews(connection, r));
+  const options = {
+    headers: { authorization: `Bearer ${token}` },
+    timeoutMs: connection.timeoutMs,
+    maxBytes: connection.maxBytes,
+    signal: call.signal,
+  };
+  const response = await pacedGetJson(connection.baseUrl + pathAndQuery, options, call.pacer, (r) =>
+    windowNews(connection, r),
+  );
   return { response, rateLimit: readRateLimit(response.headers) };
 }
 
@@ -46,10 +62,17 @@ export function failUnlessOk(connection: XConnection, response: HttpResponse, ra
   }
   const detail = problemText(response.json);
   const said = detail === null ? '' : `: ${detail}`;
-  if (status === 429) throw new PlatformError('rate_limited', 'X rate limit reached', { status, retryAt: retryAtOf(response, connection.now()), rateLimit });
-  if (status === 401 || status === 403) throw new PlatformError('unauthorized', `X refused the credentials (${status})${said}`, { status, rateLimit });
+  if (status === 429)
+    throw new PlatformError('rate_limited', 'X rate limit reached', {
+      status,
+      retryAt: retryAtOf(response, connection.now()),
+      rateLimit,
+    });
+  if (status === 401 || status === 403)
+    throw new PlatformError('unauthorized', `X refused the credentials (${status})${said}`, { status, rateLimit });
   if (status >= 500) throw new PlatformError('unavailable', `X answered ${status}`, { status, rateLimit });
-  if (status >= 400) throw new PlatformError('invalid_request', `X refused the request (${status})${said}`, { status, rateLimit });
+  if (status >= 400)
+    throw new PlatformError('invalid_request', `X refused the request (${status})${said}`, { status, rateLimit });
   throw new PlatformError('bad_response', `X answered an unexpected status ${status}`, { status, rateLimit });
 }
 

@@ -10,7 +10,13 @@ const MIN_PAGE = 5;
 const MAX_PAGE = 100;
 
 /** Posts newer than `sinceId` (all when null), at most `limit`; every page passes the caller's pacer. */
-export async function readTimeline(connection: XConnection, userId: string, sinceId: string | null, limit: number, call: CallOptions): Promise<CallResult<PlatformPost[]>> {
+export async function readTimeline(
+  connection: XConnection,
+  userId: string,
+  sinceId: string | null,
+  limit: number,
+  call: CallOptions,
+): Promise<CallResult<PlatformPost[]>> {
   const posts: PlatformPost[] = [];
   let rateLimit: RateLimitInfo | null = null;
   let reads = 0;
@@ -30,7 +36,11 @@ export async function readTimeline(connection: XConnection, userId: string, sinc
       const problem = page.problems[0];
       // A suspended, deleted or protected author: X answers 200 with only an error; asking again won't help.
       if (page.returned === 0 && problem !== undefined) {
-        throw new PlatformError('invalid_request', `X refused the timeline: ${problem.detail ?? problem.title ?? 'no detail'}`, { status: answer.response.status, rateLimit });
+        throw new PlatformError(
+          'invalid_request',
+          `X refused the timeline: ${problem.detail ?? problem.title ?? 'no detail'}`,
+          { status: answer.response.status, rateLimit },
+        );
       }
       reads += page.returned;
       posts.push(...page.posts);

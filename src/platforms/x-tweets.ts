@@ -11,7 +11,11 @@ export const X_POST_BATCH_SIZE = 100;
 const TWEET_ID = /^[0-9]{1,19}$/;
 
 /** An outcome for every distinct id asked; `reads` counts the posts X returned (and bills). */
-export async function lookupTweets(connection: XConnection, ids: readonly string[], call: CallOptions): Promise<CallResult<Map<string, PostLookupOutcome>>> {
+export async function lookupTweets(
+  connection: XConnection,
+  ids: readonly string[],
+  call: CallOptions,
+): Promise<CallResult<Map<string, PostLookupOutcome>>> {
   const outcomes = new Map<string, PostLookupOutcome>();
   const wanted: string[] = [];
   for (const id of new Set(ids)) {
@@ -32,9 +36,12 @@ export async function lookupTweets(connection: XConnection, ids: readonly string
       const asked = new Set(batch);
       for (const post of page.posts) if (asked.has(post.id)) outcomes.set(post.id, { kind: 'found', post });
       for (const problem of page.problems) {
-        if (problem.value !== null && asked.has(problem.value) && !outcomes.has(problem.value)) outcomes.set(problem.value, outcomeOfPostProblem(problem));
+        if (problem.value !== null && asked.has(problem.value) && !outcomes.has(problem.value))
+          outcomes.set(problem.value, outcomeOfPostProblem(problem));
       }
-      for (const id of batch) if (!outcomes.has(id)) outcomes.set(id, { kind: 'unknown', reason: 'X answered neither the post nor an error for it' });
+      for (const id of batch)
+        if (!outcomes.has(id))
+          outcomes.set(id, { kind: 'unknown', reason: 'X answered neither the post nor an error for it' });
     }
   } catch (error) {
     throw withReads(error, reads);

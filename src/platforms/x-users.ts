@@ -26,13 +26,29 @@ interface LookupRun {
 }
 
 /** Outcomes for every distinct value asked (keyed lower-case), over as many requests as it takes. */
-export async function lookupUsers(connection: XConnection, path: string, parameter: LookupParameter, values: readonly string[], call: CallOptions): Promise<CallResult<Map<string, LookupOutcome>>> {
-  const run: LookupRun = { connection, path, parameter, call, wanted: new Map(), outcomes: new Map(), queue: [], rateLimit: null };
+export async function lookupUsers(
+  connection: XConnection,
+  path: string,
+  parameter: LookupParameter,
+  values: readonly string[],
+  call: CallOptions,
+): Promise<CallResult<Map<string, LookupOutcome>>> {
+  const run: LookupRun = {
+    connection,
+    path,
+    parameter,
+    call,
+    wanted: new Map(),
+    outcomes: new Map(),
+    queue: [],
+    rateLimit: null,
+  };
   for (const value of values) {
     const key = value.toLowerCase();
     if (run.wanted.has(key) || run.outcomes.has(key)) continue;
     // A comma would split into two values on the wire; an empty value is no value at all.
-    if (value.trim() === '' || value.includes(',')) run.outcomes.set(key, { kind: 'invalid', reason: `not a valid X ${parameter === 'ids' ? 'id' : 'username'}` });
+    if (value.trim() === '' || value.includes(','))
+      run.outcomes.set(key, { kind: 'invalid', reason: `not a valid X ${parameter === 'ids' ? 'id' : 'username'}` });
     else run.wanted.set(key, value);
   }
   const all = [...run.wanted.values()];
@@ -48,8 +64,10 @@ export async function lookupUsers(connection: XConnection, path: string, paramet
     // A request after the first (a batch asked again after a 400, the next batch of 100) found no
     // room in the rate-limit window: what was learnt is kept, the rest waits for its next check.
     // Throwing it all away would ask the same first request again in every window.
-    if (!(error instanceof PlatformError) || error.kind !== 'rate_limited' || answered === 0) throw withReads(error, reads);
-    for (const key of run.wanted.keys()) if (!run.outcomes.has(key)) run.outcomes.set(key, { kind: 'unknown', reason: `not asked: ${error.message}` });
+    if (!(error instanceof PlatformError) || error.kind !== 'rate_limited' || answered === 0)
+      throw withReads(error, reads);
+    for (const key of run.wanted.keys())
+      if (!run.outcomes.has(key)) run.outcomes.set(key, { kind: 'unknown', reason: `not asked: ${error.message}` });
   }
   return { value: run.outcomes, rateLimit: run.rateLimit, reads };
 }
@@ -67,7 +85,8 @@ async function lookupOne(run: LookupRun, batch: string[]): Promise<number> {
   failUnlessOk(run.connection, response, run.rateLimit);
   const page = parseUsersPage(response.json);
   const { wanted, outcomes } = run;
-  const keyOf = (id: string | null, username: string | null): string | null => (run.parameter === 'ids' ? id : (username?.toLowerCase() ?? null));
+  const keyOf = (id: string | null, username: string | null): string | null =>
+    run.parameter === 'ids' ? id : (username?.toLowerCase() ?? null);
   for (const user of page.users) {
     const key = keyOf(user.platformUserId, user.username);
     if (key !== null && wanted.has(key)) outcomes.set(key, { kind: 'found', user });
@@ -76,7 +95,8 @@ async function lookupOne(run: LookupRun, batch: string[]): Promise<number> {
   // "neither a user nor an error" rule below.
   for (const record of page.unusable) {
     const key = keyOf(record.id, record.username);
-    if (key !== null && wanted.has(key) && !outcomes.has(key)) outcomes.set(key, { kind: 'unknown', reason: `the platform sent an unusable record: ${record.reason}` });
+    if (key !== null && wanted.has(key) && !outcomes.has(key))
+      outcomes.set(key, { kind: 'unknown', reason: `the platform sent an unusable record: ${record.reason}` });
   }
   for (const problem of page.problems) {
     const key = problem.value?.toLowerCase();
@@ -84,7 +104,8 @@ async function lookupOne(run: LookupRun, batch: string[]): Promise<number> {
   }
   for (const value of batch) {
     const key = value.toLowerCase();
-    if (!outcomes.has(key)) outcomes.set(key, { kind: 'unknown', reason: 'X answered neither a user nor an error for it' });
+    if (!outcomes.has(key))
+      outcomes.set(key, { kind: 'unknown', reason: 'X answered neither a user nor an error for it' });
   }
   return page.returned;
 }
@@ -96,11 +117,18 @@ async function lookupOne(run: LookupRun, batch: string[]): Promise<number> {
 function splitRefused(run: LookupRun, batch: string[], body: unknown): void {
   const refused = parseInvalidRequest(body, run.parameter);
   if (refused.otherParameter !== null) {
-    throw new PlatformError('invalid_request', `X refused the request: ${refused.message ?? refused.otherParameter}`, { status: 400, rateLimit: run.rateLimit });
+    throw new PlatformError('invalid_request', `X refused the request: ${refused.message ?? refused.otherParameter}`, {
+      status: 400,
+      rateLimit: run.rateLimit,
+    });
   }
   const named = batch.filter((value) => refused.values.has(value.toLowerCase()));
   if (named.length > 0) {
-    for (const value of named) run.outcomes.set(value.toLowerCase(), { kind: 'invalid', reason: refused.values.get(value.toLowerCase()) ?? 'refused by X' });
+    for (const value of named)
+      run.outcomes.set(value.toLowerCase(), {
+        kind: 'invalid',
+        reason: refused.values.get(value.toLowerCase()) ?? 'refused by X',
+      });
     const rest = batch.filter((value) => !refused.values.has(value.toLowerCase()));
     if (rest.length > 0) run.queue.unshift(rest);
   } else if (batch.length === 1) {

@@ -3,7 +3,18 @@
 // https://docs.x.com/x-api/posts/get-posts-by-ids and https://docs.x.com/x-api/users/get-posts
 import type { PlatformPost, PostLookupOutcome } from './types.ts';
 import { webUrlOrNull } from './web-url.ts';
-import { badShape, count, isObject, isoDate, list, parseProblem, str, text, type JsonObject, type XProblem } from './x-wire.ts';
+import {
+  badShape,
+  count,
+  isObject,
+  isoDate,
+  list,
+  parseProblem,
+  str,
+  text,
+  type JsonObject,
+  type XProblem,
+} from './x-wire.ts';
 
 function hostOf(url: string): string | null {
   try {
@@ -60,12 +71,20 @@ export function parsePost(item: unknown): PlatformPost | null {
  * a suspended, deleted or protected author comes back as `errors` alone. Only a wrong overall shape
  * throws; malformed posts are left out of `posts` but counted in `returned` (X bills them).
  */
-export function parseTimelinePage(body: unknown): { posts: PlatformPost[]; returned: number; nextToken: string | null; problems: XProblem[] } {
+export function parseTimelinePage(body: unknown): {
+  posts: PlatformPost[];
+  returned: number;
+  nextToken: string | null;
+  problems: XProblem[];
+} {
   if (!isObject(body)) throw badShape('the body is not a JSON object');
   if (body.data !== undefined && !Array.isArray(body.data)) throw badShape('data is not an array');
-  if (body.data === undefined && body.meta === undefined && body.errors === undefined) throw badShape('neither data, meta nor errors');
+  if (body.data === undefined && body.meta === undefined && body.errors === undefined)
+    throw badShape('neither data, meta nor errors');
   const meta = isObject(body.meta) ? body.meta : {};
-  const problems = list(body.errors).map(parseProblem).filter((p): p is XProblem => p !== null && p.section !== 'includes');
+  const problems = list(body.errors)
+    .map(parseProblem)
+    .filter((p): p is XProblem => p !== null && p.section !== 'includes');
   const data = list(body.data);
   const posts = data.map(parsePost).filter((post): post is PlatformPost => post !== null);
   return { posts, returned: data.length, nextToken: text(meta.next_token), problems };
@@ -81,9 +100,15 @@ export function parseTweetsPage(body: unknown): { posts: PlatformPost[]; returne
   if (body.data === undefined && body.errors === undefined) throw badShape('neither data nor errors');
   if (body.data !== undefined && !Array.isArray(body.data)) throw badShape('data is not an array');
   if (body.errors !== undefined && !Array.isArray(body.errors)) throw badShape('errors is not an array');
-  const problems = list(body.errors).map(parseProblem).filter((p): p is XProblem => p !== null && p.section !== 'includes');
+  const problems = list(body.errors)
+    .map(parseProblem)
+    .filter((p): p is XProblem => p !== null && p.section !== 'includes');
   const data = list(body.data);
-  return { posts: data.map(parsePost).filter((post): post is PlatformPost => post !== null), returned: data.length, problems };
+  return {
+    posts: data.map(parsePost).filter((post): post is PlatformPost => post !== null),
+    returned: data.length,
+    problems,
+  };
 }
 
 /**
@@ -93,7 +118,13 @@ export function parseTweetsPage(body: unknown): { posts: PlatformPost[]; returne
  */
 export function outcomeOfPostProblem(problem: XProblem): PostLookupOutcome {
   const reason = problem.detail ?? problem.title ?? 'X reported an error without detail';
-  if (problem.type?.endsWith('/resource-not-found') || problem.title === 'Not Found Error') return { kind: 'deleted', reason };
-  if (problem.type?.endsWith('/not-authorized-for-resource') || problem.title === 'Authorization Error' || problem.title === 'Forbidden') return { kind: 'hidden', reason };
+  if (problem.type?.endsWith('/resource-not-found') || problem.title === 'Not Found Error')
+    return { kind: 'deleted', reason };
+  if (
+    problem.type?.endsWith('/not-authorized-for-resource') ||
+    problem.title === 'Authorization Error' ||
+    problem.title === 'Forbidden'
+  )
+    return { kind: 'hidden', reason };
   return { kind: 'unknown', reason };
 }

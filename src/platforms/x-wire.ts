@@ -76,16 +76,17 @@ export function parseProblem(item: unknown): XProblem | null {
  */
 export function outcomeOfProblem(problem: XProblem): LookupOutcome {
   const reason = problem.detail ?? problem.title ?? 'X reported an error without detail';
-  if (problem.title === 'Forbidden' || /^User has been suspended/i.test(problem.detail ?? '')) return { kind: 'suspended', reason };
+  if (problem.title === 'Forbidden' || /^User has been suspended/i.test(problem.detail ?? ''))
+    return { kind: 'suspended', reason };
   const notFoundType = problem.type?.endsWith('/resource-not-found') ?? false;
-  if (problem.title === 'Not Found Error' || (notFoundType && problem.title === null)) return { kind: 'not_found', reason };
+  if (problem.title === 'Not Found Error' || (notFoundType && problem.title === null))
+    return { kind: 'not_found', reason };
   return { kind: 'unknown', reason };
 }
 
 /** A user X sent, or why perch cannot use it, with as much of its id and username as could be read. */
 export type XUserRecord =
-  | { ok: true; user: PlatformUser }
-  | { ok: false; id: string | null; username: string | null; reason: string };
+  { ok: true; user: PlatformUser } | { ok: false; id: string | null; username: string | null; reason: string };
 
 /** One user item of `data`; a malformed one is reported, not thrown, so it never fails its batch. */
 export function parseUser(item: unknown): XUserRecord {
@@ -100,7 +101,8 @@ export function parseUser(item: unknown): XUserRecord {
   const following = count(metrics.following_count);
   // X has started to call tweet_count post_count in some payloads; either is the same figure.
   const posts = count(metrics.tweet_count) ?? count(metrics.post_count);
-  if (followers === null || following === null || posts === null) return unusable(`user ${id} has missing or invalid public_metrics`);
+  if (followers === null || following === null || posts === null)
+    return unusable(`user ${id} has missing or invalid public_metrics`);
   const user: PlatformUser = {
     platformUserId: id,
     username,
@@ -129,12 +131,19 @@ export type XUnusableUser = Extract<XUserRecord, { ok: false }>;
  * optional). Only a wrong overall shape throws; a malformed user lands in `unusable`. `returned`
  * counts every item of `data`, usable or not, since X bills each one.
  */
-export function parseUsersPage(body: unknown): { users: PlatformUser[]; unusable: XUnusableUser[]; problems: XProblem[]; returned: number } {
+export function parseUsersPage(body: unknown): {
+  users: PlatformUser[];
+  unusable: XUnusableUser[];
+  problems: XProblem[];
+  returned: number;
+} {
   if (!isObject(body)) throw badShape('the body is not a JSON object');
   if (body.data === undefined && body.errors === undefined) throw badShape('neither data nor errors');
   if (body.data !== undefined && !Array.isArray(body.data)) throw badShape('data is not an array');
   if (body.errors !== undefined && !Array.isArray(body.errors)) throw badShape('errors is not an array');
-  const problems = list(body.errors).map(parseProblem).filter((p): p is XProblem => p !== null && p.section !== 'includes');
+  const problems = list(body.errors)
+    .map(parseProblem)
+    .filter((p): p is XProblem => p !== null && p.section !== 'includes');
   const data = list(body.data);
   const users: PlatformUser[] = [];
   const unusable: XUnusableUser[] = [];
@@ -151,7 +160,10 @@ export function parseUsersPage(body: unknown): { users: PlatformUser[]; unusable
  * "The `usernames` query parameter value [bad.name] does not match ^[A-Za-z0-9_]{1,15}$", while
  * `parameters` carries the whole comma-separated list, so the message is what tells values apart.
  */
-export function parseInvalidRequest(body: unknown, parameter: string): { values: Map<string, string>; otherParameter: string | null; message: string | null } {
+export function parseInvalidRequest(
+  body: unknown,
+  parameter: string,
+): { values: Map<string, string>; otherParameter: string | null; message: string | null } {
   const values = new Map<string, string>();
   let otherParameter: string | null = null;
   let message: string | null = null;
@@ -160,7 +172,8 @@ export function parseInvalidRequest(body: unknown, parameter: string): { values:
     if (!isObject(error)) continue;
     const said = str(error.message) ?? str(error.detail);
     message ??= said;
-    const named = /`([^`]+)`/.exec(said ?? '')?.[1] ?? (isObject(error.parameters) ? Object.keys(error.parameters)[0] : undefined);
+    const named =
+      /`([^`]+)`/.exec(said ?? '')?.[1] ?? (isObject(error.parameters) ? Object.keys(error.parameters)[0] : undefined);
     if (named !== undefined && named !== parameter) {
       otherParameter = named;
       continue;
@@ -185,5 +198,5 @@ export function readRateLimit(headers: Headers): RateLimitInfo | null {
 export function problemText(body: unknown): string | null {
   if (!isObject(body)) return null;
   const first = list(body.errors)[0];
-  return str(body.detail) ?? str(body.title) ?? (isObject(first) ? str(first.message) ?? str(first.detail) : null);
+  return str(body.detail) ?? str(body.title) ?? (isObject(first) ? (str(first.message) ?? str(first.detail)) : null);
 }

@@ -33,7 +33,12 @@ export function createXClient(options: XClientOptions): PlatformClient {
     postBatchSize: X_POST_BATCH_SIZE,
     configured: token !== null,
     // Each X endpoint has its own window (x-rate-limit-* per endpoint).
-    rateLimitGroups: { lookup_by_name: 'users_by', lookup_by_id: 'users', posts: 'tweets', post_lookup: 'tweets_by_ids' },
+    rateLimitGroups: {
+      lookup_by_name: 'users_by',
+      lookup_by_id: 'users',
+      posts: 'tweets',
+      post_lookup: 'tweets_by_ids',
+    },
     rateLimitScope: token === null ? 'none' : createHash('sha256').update(token).digest('hex').slice(0, 16),
     lookupByUsernames: (names, call = {}) => lookupUsers(connection, '/2/users/by', 'usernames', names, call),
     lookupByIds: (ids, call = {}) => lookupUsers(connection, '/2/users', 'ids', ids, call),

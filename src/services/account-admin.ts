@@ -2,7 +2,13 @@
 // audit entry commit together.
 import type { Account } from '../domain/account.ts';
 import { PerchError } from '../domain/errors.ts';
-import { findAccount, findAccountRowId, updateAccount, untrackAccount, type AccountChange } from '../storage/accounts-repo.ts';
+import {
+  findAccount,
+  findAccountRowId,
+  updateAccount,
+  untrackAccount,
+  type AccountChange,
+} from '../storage/accounts-repo.ts';
 import { writeAudit } from '../storage/audit-repo.ts';
 import { makeDueNow } from '../storage/tracking-repo.ts';
 import { notTracked, type NamedRef } from './account-refs.ts';
@@ -12,11 +18,17 @@ import type { ServiceDeps } from './context.ts';
 export type { AccountChange };
 
 /** Pause/resume, tags (replaced) and note; returns the updated account. */
-export async function changeAccount(deps: ServiceDeps, ref: NamedRef, change: AccountChange, actor: string): Promise<Account> {
+export async function changeAccount(
+  deps: ServiceDeps,
+  ref: NamedRef,
+  change: AccountChange,
+  actor: string,
+): Promise<Account> {
   const now = deps.clock.now();
   const account = await deps.store.db.transaction().execute(async (trx) => {
     const updated = await updateAccount(trx, ref, change, now);
-    if (updated) await writeAudit(trx, { actor, action: 'account.update', target: updated.id, detail: { ...change }, at: now });
+    if (updated)
+      await writeAudit(trx, { actor, action: 'account.update', target: updated.id, detail: { ...change }, at: now });
     return updated;
   });
   if (!account) throw notTracked(ref.name);
@@ -28,7 +40,13 @@ export async function stopTracking(deps: ServiceDeps, ref: NamedRef, purge: bool
   const now = deps.clock.now();
   const done = await deps.store.db.transaction().execute(async (trx) => {
     const removed = await untrackAccount(trx, ref, purge, now);
-    if (removed) await writeAudit(trx, { actor, action: purge ? 'account.purge' : 'account.untrack', target: `${ref.platform}:${ref.key}`, at: now });
+    if (removed)
+      await writeAudit(trx, {
+        actor,
+        action: purge ? 'account.purge' : 'account.untrack',
+        target: `${ref.platform}:${ref.key}`,
+        at: now,
+      });
     return removed;
   });
   if (!done) throw notTracked(ref.name);
@@ -43,7 +61,10 @@ export async function refreshAccount(deps: ServiceDeps, ref: NamedRef, actor: st
     if (!(await makeDueNow(trx, id, now))) {
       // Not updated although tracked a moment ago: paused (or untracked since, which is a 404).
       if ((await findAccountRowId(trx, ref)) === null) return null;
-      throw new PerchError('account_paused', `${ref.name.slice(0, 100)} is paused, so it is not checked; resume it first with PATCH on this account and {"paused": false}.`);
+      throw new PerchError(
+        'account_paused',
+        `${ref.name.slice(0, 100)} is paused, so it is not checked; resume it first with PATCH on this account and {"paused": false}.`,
+      );
     }
     const refreshed = await findAccount(trx, ref);
     if (refreshed) await writeAudit(trx, { actor, action: 'account.refresh', target: refreshed.id, at: now });

@@ -23,7 +23,14 @@ export interface HistoryRange {
   after?: number;
 }
 
-const pointOf = (s: Snapshot): HistoryPoint => ({ observedAt: s.observed_at, bucket: s.bucket, followers: s.followers, following: s.following, posts: s.posts, listed: s.listed });
+const pointOf = (s: Snapshot): HistoryPoint => ({
+  observedAt: s.observed_at,
+  bucket: s.bucket,
+  followers: s.followers,
+  following: s.following,
+  posts: s.posts,
+  listed: s.listed,
+});
 
 async function rowIdOf(deps: ServiceDeps, ref: NamedRef): Promise<number> {
   const id = await findAccountRowId(deps.store.reader, ref);
@@ -32,7 +39,12 @@ async function rowIdOf(deps: ServiceDeps, ref: NamedRef): Promise<number> {
 }
 
 /** Up to `limit` points, oldest first. */
-export async function historyPage(deps: ServiceDeps, ref: NamedRef, range: HistoryRange, limit: number): Promise<{ points: HistoryPoint[]; more: boolean }> {
+export async function historyPage(
+  deps: ServiceDeps,
+  ref: NamedRef,
+  range: HistoryRange,
+  limit: number,
+): Promise<{ points: HistoryPoint[]; more: boolean }> {
   const accountId = await rowIdOf(deps, ref);
   const page = await listHistory(deps.store.reader, accountId, { ...range, limit });
   return { points: page.rows.map(pointOf), more: page.more };
@@ -48,7 +60,13 @@ export interface HistoryExport {
 }
 
 /** Up to `limit` points for one file, read `chunk` rows per query, with the names each row shows. */
-export async function historyExport(deps: ServiceDeps, ref: NamedRef, range: HistoryRange, limit: number, chunk: number): Promise<HistoryExport> {
+export async function historyExport(
+  deps: ServiceDeps,
+  ref: NamedRef,
+  range: HistoryRange,
+  limit: number,
+  chunk: number,
+): Promise<HistoryExport> {
   const { reader } = deps.store;
   const accountId = await rowIdOf(deps, ref);
   const account = await findAccount(reader, ref);
@@ -57,11 +75,21 @@ export async function historyExport(deps: ServiceDeps, ref: NamedRef, range: His
   let after = range.after;
   let more = false;
   while (points.length < limit) {
-    const page = await listHistory(reader, accountId, { ...range, ...(after !== undefined ? { after } : {}), limit: Math.min(chunk, limit - points.length) });
+    const page = await listHistory(reader, accountId, {
+      ...range,
+      ...(after !== undefined ? { after } : {}),
+      limit: Math.min(chunk, limit - points.length),
+    });
     points.push(...page.rows.map(pointOf));
     after = page.rows.at(-1)?.bucket ?? after;
     more = page.more;
     if (!page.more) break;
   }
-  return { platform: account.platform, username: account.username, displayName: account.profile?.displayName ?? null, points, more };
+  return {
+    platform: account.platform,
+    username: account.username,
+    displayName: account.profile?.displayName ?? null,
+    points,
+    more,
+  };
 }

@@ -20,13 +20,21 @@ export interface PostView {
   metricsObservedAt: string;
   status: 'live' | 'deleted' | 'hidden';
   statusSince: string | null;
-  metricsHistory: { age: CheckpointAge; observedAt: string; likes: number; reposts: number; replies: number; quotes: number }[];
+  metricsHistory: {
+    age: CheckpointAge;
+    observedAt: string;
+    likes: number;
+    reposts: number;
+    replies: number;
+    quotes: number;
+  }[];
   hashtags: string[];
   mentions: string[];
   domains: string[];
 }
 
-const statusOf = (status: string): PostView['status'] => (status === 'deleted' || status === 'hidden' ? status : 'live');
+const statusOf = (status: string): PostView['status'] =>
+  status === 'deleted' || status === 'hidden' ? status : 'live';
 
 const toPost = (row: PostRow): PostView => ({
   id: row.post_id,
@@ -41,7 +49,10 @@ const toPost = (row: PostRow): PostView => ({
   metricsObservedAt: new Date(row.metrics_observed_at).toISOString(),
   status: statusOf(row.status),
   statusSince: row.status_at === null ? null : new Date(row.status_at).toISOString(),
-  metricsHistory: parseHistory(parseJson<unknown>(row.metrics_history, [])).map((sample) => ({ ...sample, observedAt: new Date(sample.observedAt).toISOString() })),
+  metricsHistory: parseHistory(parseJson<unknown>(row.metrics_history, [])).map((sample) => ({
+    ...sample,
+    observedAt: new Date(sample.observedAt).toISOString(),
+  })),
   hashtags: parseStrings(row.hashtags),
   mentions: parseStrings(row.mentions),
   domains: parseStrings(row.domains),

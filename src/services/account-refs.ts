@@ -13,7 +13,8 @@ export interface NamedRef extends AccountRef {
 /** Parses `raw` (on `platform` if given, else inferred with `defaultPlatform`), or fails with 400. */
 export function accountRef(raw: string, platform: Platform | undefined, defaultPlatform: Platform): NamedRef {
   const ref = parseAccountRef(raw, platform ?? null, defaultPlatform);
-  if (!ref.ok) throw new PerchError('invalid_username', `"${raw.slice(0, 100)}" is not a valid username: ${ref.reason}.`);
+  if (!ref.ok)
+    throw new PerchError('invalid_username', `"${raw.slice(0, 100)}" is not a valid username: ${ref.reason}.`);
   return { platform: ref.platform, key: ref.key, name: raw };
 }
 

@@ -20,7 +20,11 @@ export async function getAccount(deps: ServiceDeps, ref: NamedRef): Promise<Acco
 }
 
 /** Several accounts by name; `missing` lists the names (first spelling of each) not tracked. */
-export async function getAccounts(deps: ServiceDeps, names: readonly string[], platform: Platform | undefined): Promise<{ data: Account[]; missing: string[] }> {
+export async function getAccounts(
+  deps: ServiceDeps,
+  names: readonly string[],
+  platform: Platform | undefined,
+): Promise<{ data: Account[]; missing: string[] }> {
   // `jack`, `@JACK` and `x.com/jack` are one account: keep the first spelling of each.
   const byIdentity = new Map<string, NamedRef>();
   for (const name of names) {
@@ -47,7 +51,10 @@ export interface AccountQuery {
 }
 
 /** A page of accounts, stable while accounts are added; `last` is where the next page starts. */
-export async function listAccountPage(deps: ServiceDeps, query: AccountQuery): Promise<{ data: Account[]; last: [string | number, number] | null; more: boolean }> {
+export async function listAccountPage(
+  deps: ServiceDeps,
+  query: AccountQuery,
+): Promise<{ data: Account[]; last: [string | number, number] | null; more: boolean }> {
   const page = await listAccounts(deps.store.reader, deps.store.caps, {
     sort: query.sort,
     limit: query.limit,

@@ -5,7 +5,13 @@ import { apiKeyStart, formatApiKey, hashApiKey } from '../domain/api-key-format.
 import { PerchError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Role } from '../domain/roles.ts';
-import { countActiveAdminKeys, insertApiKey, listApiKeys, revokeApiKey, type ApiKey } from '../storage/api-keys-repo.ts';
+import {
+  countActiveAdminKeys,
+  insertApiKey,
+  listApiKeys,
+  revokeApiKey,
+  type ApiKey,
+} from '../storage/api-keys-repo.ts';
 import { writeAudit } from '../storage/audit-repo.ts';
 import { deleteSessionsOfKey } from '../storage/ui-sessions-repo.ts';
 import type { Store } from '../storage/store.ts';
@@ -25,9 +31,15 @@ export interface NewKeyInput {
 }
 
 /** Writes a key and its audit row with `trx`; call it inside a transaction, so both commit together. */
-export async function createApiKey(trx: Executor, secret: string, clock: Clock, input: NewKeyInput): Promise<CreatedApiKey> {
+export async function createApiKey(
+  trx: Executor,
+  secret: string,
+  clock: Clock,
+  input: NewKeyInput,
+): Promise<CreatedApiKey> {
   const now = clock.now();
-  if (input.expiresAt != null && input.expiresAt <= now) throw new PerchError('expiry_in_past', 'expiresAt must be in the future.');
+  if (input.expiresAt != null && input.expiresAt <= now)
+    throw new PerchError('expiry_in_past', 'expiresAt must be in the future.');
   const plaintext = formatApiKey(randomBytes(32));
   const key = await insertApiKey(trx, {
     id: newId('key'),
@@ -40,17 +52,32 @@ export async function createApiKey(trx: Executor, secret: string, clock: Clock, 
     expiresAt: input.expiresAt ?? null,
     now,
   });
-  await writeAudit(trx, { actor: input.actor, action: 'api_key.create', target: key.id, detail: { role: key.role, username: key.username }, at: now });
+  await writeAudit(trx, {
+    actor: input.actor,
+    action: 'api_key.create',
+    target: key.id,
+    detail: { role: key.role, username: key.username },
+    at: now,
+  });
   return { ...key, apiKey: plaintext };
 }
 
 /** Creating a key as a use case: opens the transaction (stored for replay under `once`, if given). */
-export async function issueApiKey(store: Store, secret: string, clock: Clock, input: NewKeyInput, once: Once | null = null): Promise<Outcome<CreatedApiKey>> {
+export async function issueApiKey(
+  store: Store,
+  secret: string,
+  clock: Clock,
+  input: NewKeyInput,
+  once: Once | null = null,
+): Promise<Outcome<CreatedApiKey>> {
   return inTransactionOnce({ store, clock }, once, 201, (trx) => createApiKey(trx, secret, clock, input));
 }
 
 /** A page of keys by id, without their secrets. */
-export async function listKeys(store: Store, options: { includeRevoked: boolean; limit: number; after?: string }): Promise<ApiKey[]> {
+export async function listKeys(
+  store: Store,
+  options: { includeRevoked: boolean; limit: number; after?: string },
+): Promise<ApiKey[]> {
   return listApiKeys(store.reader, options);
 }
 
@@ -68,11 +95,18 @@ export async function revokeKey(
   return store.db.transaction().execute(async (trx) => {
     // Two admins revoking the last two admin keys at once must not both succeed.
     await store.caps.serialize(trx, 'admin_keys');
-    const row = await trx.selectFrom('api_keys').select(['id', 'role', 'revoked_at']).where('id', '=', id).executeTakeFirst();
+    const row = await trx
+      .selectFrom('api_keys')
+      .select(['id', 'role', 'revoked_at'])
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (!row) throw new PerchError('api_key_not_found', `No API key has the id ${id}.`);
     if (row.revoked_at !== null) return { revokedAt: row.revoked_at, already: true };
     if (row.role === 'admin' && !options.envAdminConfigured && (await countActiveAdminKeys(trx, now)) <= 1) {
-      throw new PerchError('last_admin_key', 'This is the last admin key and ADMIN_API_KEY is not set: create another admin key first.');
+      throw new PerchError(
+        'last_admin_key',
+        'This is the last admin key and ADMIN_API_KEY is not set: create another admin key first.',
+      );
     }
     await revokeApiKey(trx, id, now);
     // Its dashboard sign-ins end with it (they are also refused by their lookup, on every process).

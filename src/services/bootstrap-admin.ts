@@ -8,13 +8,23 @@ import { createApiKey } from './api-keys.ts';
 import type { Clock } from '../clock.ts';
 
 /** Returns the new key's plaintext (to print once), or null when an admin key already exists. */
-export async function ensureAdminKey(store: Store, config: Config, secret: string, clock: Clock): Promise<string | null> {
+export async function ensureAdminKey(
+  store: Store,
+  config: Config,
+  secret: string,
+  clock: Clock,
+): Promise<string | null> {
   if (config.adminApiKey !== null) return null;
   // Several processes may start at once on an empty PostgreSQL: one of them creates the key.
   return store.db.transaction().execute(async (trx) => {
     await store.caps.serialize(trx, 'admin_keys');
     if ((await countActiveAdminKeys(trx, clock.now())) > 0) return null;
-    const created = await createApiKey(trx, secret, clock, { role: 'admin', username: 'admin', name: 'first-run key', actor: null });
+    const created = await createApiKey(trx, secret, clock, {
+      role: 'admin',
+      username: 'admin',
+      name: 'first-run key',
+      actor: null,
+    });
     return created.apiKey;
   });
 }
@@ -57,5 +67,8 @@ export function deliverFirstAdminKey(key: string, delivery: KeyDelivery): void {
     path = `${file}-${Date.now()}`;
     written(path);
   }
-  delivery.log.warn({ file: path }, 'first start: an admin API key was created and written to this file (owner-only); read it, then delete the file');
+  delivery.log.warn(
+    { file: path },
+    'first start: an admin API key was created and written to this file (owner-only); read it, then delete the file',
+  );
 }

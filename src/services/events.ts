@@ -4,9 +4,23 @@ import { latestEventSeq, listEvents, type EventQuery, type StoredEvent } from '.
 import type { Store } from '../storage/store.ts';
 
 /** import.completed, with the counts of the import's response. */
-export function importCompletedEvent(report: { importId: string; received: number; accepted: number; inserted: number; reactivated: number; alreadyTracked: number; duplicates: number; rejectedCount: number }): NewEvent {
+export function importCompletedEvent(report: {
+  importId: string;
+  received: number;
+  accepted: number;
+  inserted: number;
+  reactivated: number;
+  alreadyTracked: number;
+  duplicates: number;
+  rejectedCount: number;
+}): NewEvent {
   const { importId, received, accepted, inserted, reactivated, alreadyTracked, duplicates, rejectedCount } = report;
-  return { type: 'import.completed', accountId: null, account: null, data: { importId, received, accepted, inserted, reactivated, alreadyTracked, duplicates, rejectedCount } };
+  return {
+    type: 'import.completed',
+    accountId: null,
+    account: null,
+    data: { importId, received, accepted, inserted, reactivated, alreadyTracked, duplicates, rejectedCount },
+  };
 }
 
 export interface EventPage {

@@ -36,11 +36,18 @@ async function replay<T>(store: Store, clock: Clock, once: Once): Promise<Outcom
   const stored = await findIdempotentResponse(store.db, once.owner, once.key, once.route, clock.now() - RETENTION_MS);
   if (!stored) return null;
   if (stored.requestHash !== once.requestHash) {
-    throw new PerchError('idempotency_key_mismatch', 'This Idempotency-Key was used with a different request; use a new key.');
+    throw new PerchError(
+      'idempotency_key_mismatch',
+      'This Idempotency-Key was used with a different request; use a new key.',
+    );
   }
   const body = open(stored.response, once.sealKey);
   // Sealed under another secret (KEY_HASH_SECRET changed): the answer cannot be given again.
-  if (body === null) throw new PerchError('idempotency_key_mismatch', 'This Idempotency-Key cannot be replayed any more; use a new key.');
+  if (body === null)
+    throw new PerchError(
+      'idempotency_key_mismatch',
+      'This Idempotency-Key cannot be replayed any more; use a new key.',
+    );
   return { statusCode: stored.statusCode, body: JSON.parse(body) as T, replayed: true };
 }
 
@@ -63,7 +70,16 @@ export async function inTransactionOnce<T>(
       const now = clock.now();
       const response = seal(JSON.stringify(result), once.sealKey);
       const { owner, key, route, requestHash } = once;
-      await saveIdempotentResponse(trx, { owner, key, route, requestHash, statusCode, response, now, expiredBefore: now - RETENTION_MS });
+      await saveIdempotentResponse(trx, {
+        owner,
+        key,
+        route,
+        requestHash,
+        statusCode,
+        response,
+        now,
+        expiredBefore: now - RETENTION_MS,
+      });
       return result;
     });
     return { statusCode, body, replayed: false };
@@ -72,7 +88,10 @@ export async function inTransactionOnce<T>(
     if (store.caps.isUniqueViolation(error)) {
       const winner = await replay<T>(store, clock, once);
       if (winner) return winner;
-      throw new PerchError('idempotency_in_progress', 'A request with this Idempotency-Key is in progress; retry shortly.');
+      throw new PerchError(
+        'idempotency_in_progress',
+        'A request with this Idempotency-Key is in progress; retry shortly.',
+      );
     }
     throw error;
   }

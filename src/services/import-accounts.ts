@@ -31,7 +31,11 @@ export interface ImportLimits {
 }
 
 /** Reads and validates the CSV; throws csv_no_usernames (with the rejected list) if nothing is usable. */
-export async function planImport(source: string | AsyncIterable<string | Buffer>, limits: ImportLimits, onProgress?: (bytes: number) => void): Promise<CsvImportPlan> {
+export async function planImport(
+  source: string | AsyncIterable<string | Buffer>,
+  limits: ImportLimits,
+  onProgress?: (bytes: number) => void,
+): Promise<CsvImportPlan> {
   const plan = await parseUsernameCsv(source, {
     defaultPlatform: limits.defaultPlatform,
     maxRows: limits.maxImportRows,
@@ -44,7 +48,13 @@ export async function planImport(source: string | AsyncIterable<string | Buffer>
         ? 'The file holds no usernames: send CSV with one username per line, optionally under a "username" header.'
         : `None of the ${plan.received} rows holds a usable username; see "rejected".`;
     throw new PerchError('csv_no_usernames', detail, {
-      extensions: { received: plan.received, rejected: plan.rejected, rejectedCount: plan.rejectedCount, rejectedTruncated: plan.rejectedTruncated, warnings: plan.warnings },
+      extensions: {
+        received: plan.received,
+        rejected: plan.rejected,
+        rejectedCount: plan.rejectedCount,
+        rejectedTruncated: plan.rejectedTruncated,
+        warnings: plan.warnings,
+      },
     });
   }
   return plan;
@@ -67,12 +77,21 @@ export async function commitImport(store: Store, plan: CsvImportPlan, options: C
  * it when the request carried an Idempotency-Key). Every write that must commit with the import
  * goes in this function.
  */
-export async function commitImportOnce(store: Store, plan: CsvImportPlan, options: CommitOptions, once: Once | null): Promise<Outcome<ImportReport>> {
+export async function commitImportOnce(
+  store: Store,
+  plan: CsvImportPlan,
+  options: CommitOptions,
+  once: Once | null,
+): Promise<Outcome<ImportReport>> {
   const { clock } = options;
   return inTransactionOnce({ store, clock }, once, 200, async (trx) => {
     // Imports take turns: two inserting overlapping names in different orders would deadlock. One
     // that finds another being written is refused at once rather than hold a connection waiting.
-    if (!(await store.caps.trySerialize(trx, 'imports'))) throw new PerchError('import_in_progress', 'Another import is being written; send this one again when it is done.');
+    if (!(await store.caps.trySerialize(trx, 'imports')))
+      throw new PerchError(
+        'import_in_progress',
+        'Another import is being written; send this one again when it is done.',
+      );
     const importId = newId('imp');
     const startedAt = clock.now();
     const counts = await writeImport(trx, store.caps, plan.rows, {
@@ -86,7 +105,13 @@ export async function commitImportOnce(store: Store, plan: CsvImportPlan, option
       now: () => clock.now(),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
-    await writeAudit(trx, { actor: options.actor, action: 'accounts.import', target: importId, detail: { ...counts, accepted: plan.rows.length }, at: startedAt });
+    await writeAudit(trx, {
+      actor: options.actor,
+      action: 'accounts.import',
+      target: importId,
+      detail: { ...counts, accepted: plan.rows.length },
+      at: startedAt,
+    });
     const report = reportOf(importId, plan, counts);
     await recordEvents(trx, store.caps, [importCompletedEvent(report)], clock.now());
     return report;
@@ -109,6 +134,10 @@ function reportOf(importId: string, plan: CsvImportPlan, counts: ImportCounts): 
 }
 
 /** Past imports, newest first; `before` is the [createdAt, id] position of the previous page's last. */
-export async function listImportPage(store: Store, limit: number, before?: readonly [number, string]): Promise<ImportRecord[]> {
+export async function listImportPage(
+  store: Store,
+  limit: number,
+  before?: readonly [number, string],
+): Promise<ImportRecord[]> {
   return listImports(store.reader, { limit, ...(before ? { before } : {}) });
 }

@@ -22,7 +22,8 @@ export const ENV_ADMIN_KEY_ID = 'key_env_admin';
 export type KeyCheck = { ok: true; principal: Principal } | { ok: false; reason: 'invalid' | 'revoked' | 'expired' };
 
 /** What the store said about a key hash, as cached. */
-type StoredKey = { status: 'valid'; principal: Principal; expiresAt: number | null } | { status: 'unknown' } | { status: 'revoked' };
+type StoredKey =
+  { status: 'valid'; principal: Principal; expiresAt: number | null } | { status: 'unknown' } | { status: 'revoked' };
 
 interface CacheEntry {
   key: StoredKey;
@@ -49,7 +50,13 @@ export class KeyAuthenticator {
   constructor(
     private readonly reader: Kysely<Database>,
     private readonly writer: Kysely<Database>,
-    private readonly options: { secret: string; envAdminKey: string | null; cacheTtlMs: number; clock: Clock; onTouchError?: (error: unknown) => void },
+    private readonly options: {
+      secret: string;
+      envAdminKey: string | null;
+      cacheTtlMs: number;
+      clock: Clock;
+      onTouchError?: (error: unknown) => void;
+    },
   ) {
     this.envAdminHash = options.envAdminKey === null ? null : hashApiKey(options.envAdminKey, options.secret);
   }
@@ -60,7 +67,16 @@ export class KeyAuthenticator {
     // ADMIN_API_KEY (whose hash is computed once) and the lookup of stored keys.
     const hash = hashApiKey(presented, this.options.secret);
     if (this.envAdminHash !== null && hashesEqual(hash, this.envAdminHash)) {
-      return { ok: true, principal: { keyId: ENV_ADMIN_KEY_ID, role: 'admin', username: 'admin', name: 'ADMIN_API_KEY', expiresAt: null } };
+      return {
+        ok: true,
+        principal: {
+          keyId: ENV_ADMIN_KEY_ID,
+          role: 'admin',
+          username: 'admin',
+          name: 'ADMIN_API_KEY',
+          expiresAt: null,
+        },
+      };
     }
     if (!isWellFormedApiKey(presented)) return { ok: false, reason: 'invalid' };
     const now = clock.now();
@@ -73,7 +89,8 @@ export class KeyAuthenticator {
     }
     const { key } = entry;
     if (key.status === 'unknown') return { ok: false, reason: 'invalid' };
-    if (key.status === 'revoked' || (key.status === 'valid' && this.revoking.has(key.principal.keyId))) return { ok: false, reason: 'revoked' };
+    if (key.status === 'revoked' || (key.status === 'valid' && this.revoking.has(key.principal.keyId)))
+      return { ok: false, reason: 'revoked' };
     if (key.expiresAt !== null && key.expiresAt <= now) return { ok: false, reason: 'expired' };
     this.touch(key.principal.keyId, now);
     return { ok: true, principal: key.principal };

@@ -18,7 +18,12 @@ export interface PruneReport {
 }
 
 /** Prunes every retained table once, to the end; a store error stops this round (the next tries again). */
-export async function pruneOnce(store: Store, retention: Config['retention'], clock: Clock, pause = (ms: number) => new Promise((r) => setTimeout(r, ms))): Promise<PruneReport> {
+export async function pruneOnce(
+  store: Store,
+  retention: Config['retention'],
+  clock: Clock,
+  pause = (ms: number) => new Promise((r) => setTimeout(r, ms)),
+): Promise<PruneReport> {
   const report: PruneReport = { deleted: {} };
   for (const name of RETAINED_TABLES) {
     const keepMs = retention[name];
@@ -37,21 +42,29 @@ export async function pruneOnce(store: Store, retention: Config['retention'], cl
 }
 
 /** Runs `pruneOnce` soon after start and then every 10 minutes until stopped. */
-export function startRetention(store: Store, retention: Config['retention'], clock: Clock, logger: Logger): { stop(): Promise<void> } {
+export function startRetention(
+  store: Store,
+  retention: Config['retention'],
+  clock: Clock,
+  logger: Logger,
+): { stop(): Promise<void> } {
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
   let busy = false;
   const round = () => {
     if (busy) return; // a long round (a first prune of a big table) is not started twice
     busy = true;
-    running = pruneOnce(store, retention, clock).then(
-      (report) => {
-        if (Object.values(report.deleted).some((n) => n > 0)) logger.info({ deleted: report.deleted }, 'old rows pruned');
-      },
-      (error: unknown) => logger.warn({ err: error }, 'pruning old rows failed; trying again later'),
-    ).finally(() => {
-      busy = false;
-    });
+    running = pruneOnce(store, retention, clock)
+      .then(
+        (report) => {
+          if (Object.values(report.deleted).some((n) => n > 0))
+            logger.info({ deleted: report.deleted }, 'old rows pruned');
+        },
+        (error: unknown) => logger.warn({ err: error }, 'pruning old rows failed; trying again later'),
+      )
+      .finally(() => {
+        busy = false;
+      });
   };
   const first = setTimeout(round, 30_000);
   const timer = setInterval(() => {

@@ -13,7 +13,11 @@ export interface SnapshotCache<T> {
  * A failed load is not cached (the next caller tries again), but callers arriving while it runs
  * share its failure: an outage costs one query per wave of callers, not one per caller.
  */
-export function createSnapshotCache<T>(load: () => Promise<T>, intervalMs: number, clock: Pick<Clock, 'now'>): SnapshotCache<T> {
+export function createSnapshotCache<T>(
+  load: () => Promise<T>,
+  intervalMs: number,
+  clock: Pick<Clock, 'now'>,
+): SnapshotCache<T> {
   let latest: { at: number; value: T } | null = null;
   let inFlight: Promise<T> | null = null;
   let loads = 0;

@@ -15,7 +15,11 @@ export interface TrackerCounts {
 
 /** Counts as of `now`, listing trackers seen since `seenSince`. */
 export async function readTrackerCounts(store: Store, now: number, seenSince: number): Promise<TrackerCounts> {
-  const [due, xTracked, trackers] = await Promise.all([countDue(store.reader, PLATFORMS, now), tracksAny(store.reader, 'x'), recentTrackers(store.reader, seenSince)]);
+  const [due, xTracked, trackers] = await Promise.all([
+    countDue(store.reader, PLATFORMS, now),
+    tracksAny(store.reader, 'x'),
+    recentTrackers(store.reader, seenSince),
+  ]);
   return { due, xTracked, trackers };
 }
 

@@ -27,14 +27,23 @@ const hashToken = (token: string): string => createHash('sha256').update(token).
 const newToken = (): string => randomBytes(32).toString('base64url');
 
 /** Checks the key and opens a session; the refusal reason otherwise. */
-export async function signIn(deps: SessionDeps, presentedKey: string): Promise<{ ok: true; token: string; session: UiSession } | Extract<KeyCheck, { ok: false }>> {
+export async function signIn(
+  deps: SessionDeps,
+  presentedKey: string,
+): Promise<{ ok: true; token: string; session: UiSession } | Extract<KeyCheck, { ok: false }>> {
   const checked = await deps.authenticator.check(presentedKey.trim());
   if (!checked.ok) return checked;
   const now = deps.clock.now();
   const token = newToken();
   const { principal } = checked;
   const keyExpiry = principal.expiresAt === null ? Infinity : Date.parse(principal.expiresAt);
-  const session: UiSession = { keyId: principal.keyId, role: principal.role, username: principal.username, csrfToken: newToken(), expiresAt: Math.min(now + deps.ttlMs, keyExpiry) };
+  const session: UiSession = {
+    keyId: principal.keyId,
+    role: principal.role,
+    username: principal.username,
+    csrfToken: newToken(),
+    expiresAt: Math.min(now + deps.ttlMs, keyExpiry),
+  };
   await deps.store.db.transaction().execute(async (trx) => {
     await deleteExpiredSessions(trx, now);
     await insertSession(trx, { tokenHash: hashToken(token), ...session, createdAt: now });
@@ -43,11 +52,26 @@ export async function signIn(deps: SessionDeps, presentedKey: string): Promise<{
 }
 
 /** The live session a cookie names, or null (unknown, expired, or its key revoked or expired). */
-export async function findSession(deps: Pick<SessionDeps, 'store' | 'clock'>, token: string, envAdminConfigured: boolean): Promise<UiSession | null> {
+export async function findSession(
+  deps: Pick<SessionDeps, 'store' | 'clock'>,
+  token: string,
+  envAdminConfigured: boolean,
+): Promise<UiSession | null> {
   if (token.length < 20 || token.length > 100) return null;
-  const row = await findLiveSession(deps.store.reader, hashToken(token), deps.clock.now(), envAdminConfigured ? ENV_ADMIN_KEY_ID : null);
+  const row = await findLiveSession(
+    deps.store.reader,
+    hashToken(token),
+    deps.clock.now(),
+    envAdminConfigured ? ENV_ADMIN_KEY_ID : null,
+  );
   if (!row) return null;
-  return { keyId: row.keyId, role: row.role as Role, username: row.username, csrfToken: row.csrfToken, expiresAt: row.expiresAt };
+  return {
+    keyId: row.keyId,
+    role: row.role as Role,
+    username: row.username,
+    csrfToken: row.csrfToken,
+    expiresAt: row.expiresAt,
+  };
 }
 
 export async function signOut(store: Store, token: string): Promise<void> {

@@ -26,9 +26,21 @@ export function webhooksHealth(store: Store, clock: Clock): () => Promise<Webhoo
     const [queue, disabled] = await Promise.all([queueState(store.reader), listDisabledByPerch(store.reader)]);
     const overdueMs = queue.oldestDueAt === null ? 0 : Math.max(0, now - queue.oldestDueAt);
     const notes: string[] = [];
-    if (disabled.length > 0) notes.push(`${disabled.length} webhook endpoint(s) disabled: ${disabled.map((d) => `${d.id} (${d.reason})`).join(', ')}`);
-    if (overdueMs > QUEUE_WARN_AFTER_MS) notes.push(`a webhook delivery has been due for ${Math.round(overdueMs / 1000)} s: is a perch serve or perch worker running?`);
-    const value: WebhooksHealth = { status: notes.length > 0 ? 'warn' : 'pass', pending: queue.pending, oldestDueSeconds: Math.round(overdueMs / 1000), disabled: disabled.length, ...(notes.length > 0 ? { notes } : {}) };
+    if (disabled.length > 0)
+      notes.push(
+        `${disabled.length} webhook endpoint(s) disabled: ${disabled.map((d) => `${d.id} (${d.reason})`).join(', ')}`,
+      );
+    if (overdueMs > QUEUE_WARN_AFTER_MS)
+      notes.push(
+        `a webhook delivery has been due for ${Math.round(overdueMs / 1000)} s: is a perch serve or perch worker running?`,
+      );
+    const value: WebhooksHealth = {
+      status: notes.length > 0 ? 'warn' : 'pass',
+      pending: queue.pending,
+      oldestDueSeconds: Math.round(overdueMs / 1000),
+      disabled: disabled.length,
+      ...(notes.length > 0 ? { notes } : {}),
+    };
     cached = { at: now, value };
     return value;
   };

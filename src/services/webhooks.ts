@@ -10,7 +10,16 @@ import { writeAudit } from '../storage/audit-repo.ts';
 import { listAttempts, type AttemptView } from '../storage/deliveries-repo.ts';
 import { recordEvents } from '../storage/events-repo.ts';
 import type { Store } from '../storage/store.ts';
-import { deleteWebhook, findWebhook, insertWebhook, listWebhooks, rotateWebhookSecret, updateWebhook, type WebhookChange, type WebhookRecord } from '../storage/webhooks-repo.ts';
+import {
+  deleteWebhook,
+  findWebhook,
+  insertWebhook,
+  listWebhooks,
+  rotateWebhookSecret,
+  updateWebhook,
+  type WebhookChange,
+  type WebhookRecord,
+} from '../storage/webhooks-repo.ts';
 import { hostOf, isPrivateAddress, resolveAll } from '../webhooks/address-guard.ts';
 import type { Clock } from '../clock.ts';
 
@@ -54,7 +63,8 @@ export function toView(hook: WebhookRecord, now: number): WebhookView {
     description: hook.description,
     enabled: hook.enabled,
     disabledReason: hook.disabledReason,
-    previousSecretUntil: hook.previousSecret !== null && (hook.previousSecretUntil ?? 0) > now ? iso(hook.previousSecretUntil ?? 0) : null,
+    previousSecretUntil:
+      hook.previousSecret !== null && (hook.previousSecretUntil ?? 0) > now ? iso(hook.previousSecretUntil ?? 0) : null,
     createdAt: iso(hook.createdAt),
     updatedAt: iso(hook.updatedAt),
   };
@@ -63,9 +73,16 @@ export function toView(hook: WebhookRecord, now: number): WebhookView {
 /** The URL's scheme, and every address it resolves to now, unless private addresses are allowed. */
 async function checkUrl(raw: string, allowPrivate: boolean): Promise<string> {
   const parsed = parseWebhookUrl(raw);
-  const fail = (detail: string) => new PerchError('invalid_webhook_url', detail, { errors: [{ field: 'body/url', message: detail }] });
+  const fail = (detail: string) =>
+    new PerchError('invalid_webhook_url', detail, { errors: [{ field: 'body/url', message: detail }] });
   if (!parsed.ok) {
-    throw fail(parsed.problem === 'scheme' ? 'Only http and https URLs can receive webhooks.' : parsed.problem === 'credentials' ? 'The URL must not hold a user name or password; receivers verify the signature instead.' : 'The URL is not valid.');
+    throw fail(
+      parsed.problem === 'scheme'
+        ? 'Only http and https URLs can receive webhooks.'
+        : parsed.problem === 'credentials'
+          ? 'The URL must not hold a user name or password; receivers verify the signature instead.'
+          : 'The URL is not valid.',
+    );
   }
   if (!allowPrivate) {
     let addresses: string[];
@@ -74,7 +91,12 @@ async function checkUrl(raw: string, allowPrivate: boolean): Promise<string> {
     } catch {
       throw fail(`${parsed.url.hostname} does not resolve.`);
     }
-    if (addresses.some(isPrivateAddress)) throw new PerchError('webhook_url_refused', `${parsed.url.hostname} is a loopback, private, link-local or multicast address; set WEBHOOK_ALLOW_PRIVATE=true to allow such URLs.`, { errors: [{ field: 'body/url', message: 'resolves to a private address' }] });
+    if (addresses.some(isPrivateAddress))
+      throw new PerchError(
+        'webhook_url_refused',
+        `${parsed.url.hostname} is a loopback, private, link-local or multicast address; set WEBHOOK_ALLOW_PRIVATE=true to allow such URLs.`,
+        { errors: [{ field: 'body/url', message: 'resolves to a private address' }] },
+      );
   }
   return parsed.url.toString();
 }
@@ -82,18 +104,34 @@ async function checkUrl(raw: string, allowPrivate: boolean): Promise<string> {
 function checkTypes(events: readonly string[]): string[] {
   const unknown = events.filter((e) => e !== '*' && !(EVENT_TYPES as readonly string[]).includes(e));
   if (unknown.length > 0 || events.length === 0) {
-    throw new PerchError('validation_failed', `events must list event types or "*"; unknown: ${unknown.map((e) => `"${e.slice(0, 60)}"`).join(', ') || 'none given'}.`, { errors: [{ field: 'body/events', message: 'names an unknown event type' }] });
+    throw new PerchError(
+      'validation_failed',
+      `events must list event types or "*"; unknown: ${unknown.map((e) => `"${e.slice(0, 60)}"`).join(', ') || 'none given'}.`,
+      { errors: [{ field: 'body/events', message: 'names an unknown event type' }] },
+    );
   }
   return events.includes('*') ? ['*'] : [...new Set(events)];
 }
 
-export async function createWebhook(deps: WebhookDeps, definition: WebhookDefinition, actor: string | null): Promise<{ webhook: WebhookView; secret: string }> {
+export async function createWebhook(
+  deps: WebhookDeps,
+  definition: WebhookDefinition,
+  actor: string | null,
+): Promise<{ webhook: WebhookView; secret: string }> {
   const url = await checkUrl(definition.url, deps.allowPrivate);
   const events = checkTypes(definition.events);
   const secret = newWebhookSecret();
   const now = deps.clock.now();
   const hook = await deps.store.db.transaction().execute(async (trx) => {
-    const created = await insertWebhook(trx, { id: newId('wh'), url, events, tags: [...new Set(definition.tags ?? [])], description: definition.description ?? null, secret: seal(secret, webhookSealKey(deps.keyHashSecret)), now });
+    const created = await insertWebhook(trx, {
+      id: newId('wh'),
+      url,
+      events,
+      tags: [...new Set(definition.tags ?? [])],
+      description: definition.description ?? null,
+      secret: seal(secret, webhookSealKey(deps.keyHashSecret)),
+      now,
+    });
     await writeAudit(trx, { actor, action: 'webhook.create', target: created.id, detail: { url, events }, at: now });
     return created;
   });
@@ -111,14 +149,20 @@ export async function listWebhookViews(deps: WebhookDeps): Promise<WebhookView[]
   return (await listWebhooks(deps.store.reader)).map((h) => toView(h, now));
 }
 
-export async function changeWebhook(deps: WebhookDeps, id: string, change: WebhookChange, actor: string | null): Promise<WebhookView> {
+export async function changeWebhook(
+  deps: WebhookDeps,
+  id: string,
+  change: WebhookChange,
+  actor: string | null,
+): Promise<WebhookView> {
   const checked: WebhookChange = { ...change };
   if (change.url !== undefined) checked.url = await checkUrl(change.url, deps.allowPrivate);
   if (change.events !== undefined) checked.events = checkTypes(change.events);
   if (change.tags !== undefined) checked.tags = [...new Set(change.tags)];
   const now = deps.clock.now();
   await deps.store.db.transaction().execute(async (trx) => {
-    if (!(await updateWebhook(trx, id, checked, now))) throw new PerchError('webhook_not_found', `There is no webhook ${id.slice(0, 60)}.`);
+    if (!(await updateWebhook(trx, id, checked, now)))
+      throw new PerchError('webhook_not_found', `There is no webhook ${id.slice(0, 60)}.`);
     await writeAudit(trx, { actor, action: 'webhook.update', target: id, detail: { ...checked }, at: now });
   });
   if (change.enabled === true) deps.notify?.();
@@ -128,18 +172,24 @@ export async function changeWebhook(deps: WebhookDeps, id: string, change: Webho
 export async function removeWebhook(deps: WebhookDeps, id: string, actor: string | null): Promise<void> {
   const now = deps.clock.now();
   await deps.store.db.transaction().execute(async (trx) => {
-    if (!(await deleteWebhook(trx, id))) throw new PerchError('webhook_not_found', `There is no webhook ${id.slice(0, 60)}.`);
+    if (!(await deleteWebhook(trx, id)))
+      throw new PerchError('webhook_not_found', `There is no webhook ${id.slice(0, 60)}.`);
     await writeAudit(trx, { actor, action: 'webhook.delete', target: id, at: now });
   });
 }
 
 /** A new secret, returned once; the old one keeps signing for 24 h. */
-export async function rotateSecret(deps: WebhookDeps, id: string, actor: string | null): Promise<{ secret: string; previousSecretUntil: string }> {
+export async function rotateSecret(
+  deps: WebhookDeps,
+  id: string,
+  actor: string | null,
+): Promise<{ secret: string; previousSecretUntil: string }> {
   const secret = newWebhookSecret();
   const now = deps.clock.now();
   const until = now + ROTATION_OVERLAP_MS;
   await deps.store.db.transaction().execute(async (trx) => {
-    if (!(await rotateWebhookSecret(trx, id, seal(secret, webhookSealKey(deps.keyHashSecret)), until, now))) throw new PerchError('webhook_not_found', `There is no webhook ${id.slice(0, 60)}.`);
+    if (!(await rotateWebhookSecret(trx, id, seal(secret, webhookSealKey(deps.keyHashSecret)), until, now)))
+      throw new PerchError('webhook_not_found', `There is no webhook ${id.slice(0, 60)}.`);
     await writeAudit(trx, { actor, action: 'webhook.rotate_secret', target: id, at: now });
   });
   return { secret, previousSecretUntil: new Date(until).toISOString() };
@@ -148,16 +198,39 @@ export async function rotateSecret(deps: WebhookDeps, id: string, actor: string 
 /** Queues a webhook.test event to this endpoint alone. */
 export async function sendTestEvent(deps: WebhookDeps, id: string): Promise<{ eventId: string }> {
   const hook = await getWebhook(deps, id);
-  if (!hook.enabled) throw new PerchError('webhook_disabled', `Webhook ${id} is disabled (${hook.disabledReason ?? 'by an admin'}); enable it first with PATCH {"enabled": true}.`);
+  if (!hook.enabled)
+    throw new PerchError(
+      'webhook_disabled',
+      `Webhook ${id} is disabled (${hook.disabledReason ?? 'by an admin'}); enable it first with PATCH {"enabled": true}.`,
+    );
   const now = deps.clock.now();
-  const [event] = await deps.store.db.transaction().execute((trx) =>
-    recordEvents(trx, deps.store.caps, [{ type: 'webhook.test', accountId: null, account: null, data: { webhookId: id, message: 'This is a test event from perch.' } }], now, id),
-  );
+  const [event] = await deps.store.db
+    .transaction()
+    .execute((trx) =>
+      recordEvents(
+        trx,
+        deps.store.caps,
+        [
+          {
+            type: 'webhook.test',
+            accountId: null,
+            account: null,
+            data: { webhookId: id, message: 'This is a test event from perch.' },
+          },
+        ],
+        now,
+        id,
+      ),
+    );
   deps.notify?.();
   return { eventId: event?.id ?? '' };
 }
 
-export async function deliveriesOf(deps: WebhookDeps, id: string, options: { before?: number; limit: number }): Promise<AttemptView[]> {
+export async function deliveriesOf(
+  deps: WebhookDeps,
+  id: string,
+  options: { before?: number; limit: number },
+): Promise<AttemptView[]> {
   await getWebhook(deps, id);
   return listAttempts(deps.store.reader, id, options);
 }

@@ -9,8 +9,23 @@ import { isoTime } from './times.ts';
 
 /** The columns an Account is made of; bookkeeping such as leases is left in the table. */
 export const ACCOUNT_COLUMNS = [
-  'id', 'platform', 'username', 'platform_user_id', 'status', 'status_reason', 'tags', 'note', 'profile', 'metrics',
-  'analysis', 'renames', 'tracked_since', 'last_checked_at', 'next_check_at', 'consecutive_failures', 'last_error',
+  'id',
+  'platform',
+  'username',
+  'platform_user_id',
+  'status',
+  'status_reason',
+  'tags',
+  'note',
+  'profile',
+  'metrics',
+  'analysis',
+  'renames',
+  'tracked_since',
+  'last_checked_at',
+  'next_check_at',
+  'consecutive_failures',
+  'last_error',
 ] as const;
 
 export type AccountRow = Pick<Selectable<AccountsTable>, (typeof ACCOUNT_COLUMNS)[number]>;

@@ -80,12 +80,17 @@ const SORTS: Record<AccountSort, { value: RawBuilder<string | number>; direction
  */
 export const MAX_SCANNED_ROWS = 5_000;
 
-export async function listAccounts(db: Db, caps: DialectCapabilities, filter: AccountFilter): Promise<{ accounts: Account[]; last: [string | number, number] | null; more: boolean }> {
+export async function listAccounts(
+  db: Db,
+  caps: DialectCapabilities,
+  filter: AccountFilter,
+): Promise<{ accounts: Account[]; last: [string | number, number] | null; more: boolean }> {
   const sort = SORTS[filter.sort];
   const op = sort.direction === 'asc' ? sql`>` : sql`<`;
   const from = () => {
     let query = db.selectFrom('accounts').where('untracked_at', 'is', null);
-    if (filter.after) query = query.where(sql<boolean>`(${sort.value}, id) ${op} (${filter.after[0]}, ${filter.after[1]})`);
+    if (filter.after)
+      query = query.where(sql<boolean>`(${sort.value}, id) ${op} (${filter.after[0]}, ${filter.after[1]})`);
     return query;
   };
   const filtered = filter.status !== undefined || filter.tag !== undefined || Boolean(filter.prefix);
@@ -100,7 +105,10 @@ export async function listAccounts(db: Db, caps: DialectCapabilities, filter: Ac
         .executeTakeFirst()
     : undefined;
   let query = from().select(ACCOUNT_COLUMNS).select(sort.value.as('sort_value'));
-  if (bound) query = query.where(sql<boolean>`(${sort.value}, id) ${sort.direction === 'asc' ? sql`<=` : sql`>=`} (${bound.sort_value}, ${bound.id})`);
+  if (bound)
+    query = query.where(
+      sql<boolean>`(${sort.value}, id) ${sort.direction === 'asc' ? sql`<=` : sql`>=`} (${bound.sort_value}, ${bound.id})`,
+    );
   if (filter.status) query = query.where('status', '=', filter.status);
   if (filter.platform) query = query.where('platform', '=', filter.platform);
   if (filter.tag !== undefined) query = query.where(caps.jsonArrayContains(sql.ref('tags'), filter.tag));
@@ -128,7 +136,12 @@ export interface AccountChange {
 }
 
 /** Pause/resume and labels. Resuming makes the account due at once; returns null if not tracked. */
-export async function updateAccount(db: Db, ref: AccountRef, change: AccountChange, now: number): Promise<Account | null> {
+export async function updateAccount(
+  db: Db,
+  ref: AccountRef,
+  change: AccountChange,
+  now: number,
+): Promise<Account | null> {
   const current = await db
     .selectFrom('accounts')
     .select(['id', 'status', 'last_checked_at'])
@@ -141,10 +154,20 @@ export async function updateAccount(db: Db, ref: AccountRef, change: AccountChan
   if (change.tags !== undefined) values.tags = JSON.stringify(change.tags);
   if (change.note !== undefined) values.note = change.note;
   if (change.paused === true && current.status !== 'paused') {
-    Object.assign(values, { status: 'paused', status_reason: 'paused by an admin', next_check_at: null, lease_owner: null, lease_expires_at: null });
+    Object.assign(values, {
+      status: 'paused',
+      status_reason: 'paused by an admin',
+      next_check_at: null,
+      lease_owner: null,
+      lease_expires_at: null,
+    });
   } else if (change.paused === false && current.status === 'paused') {
     // The tracker restores the real state at its next check; until then a never-checked account is pending.
-    Object.assign(values, { status: current.last_checked_at === null ? 'pending' : 'active', status_reason: null, next_check_at: now });
+    Object.assign(values, {
+      status: current.last_checked_at === null ? 'pending' : 'active',
+      status_reason: null,
+      next_check_at: now,
+    });
   }
   await db.updateTable('accounts').set(values).where('id', '=', current.id).execute();
   return findAccount(db, ref);
@@ -152,7 +175,11 @@ export async function updateAccount(db: Db, ref: AccountRef, change: AccountChan
 
 /** Stops tracking. Without purge the row and its history stay (a re-import reactivates it). */
 export async function untrackAccount(db: Db, ref: AccountRef, purge: boolean, now: number): Promise<boolean> {
-  const where = db.selectFrom('accounts').select('id').where('platform', '=', ref.platform).where('username_key', '=', ref.key);
+  const where = db
+    .selectFrom('accounts')
+    .select('id')
+    .where('platform', '=', ref.platform)
+    .where('username_key', '=', ref.key);
   const row = await (purge ? where : where.where('untracked_at', 'is', null)).executeTakeFirst();
   if (!row) return false;
   if (purge) {

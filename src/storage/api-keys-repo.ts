@@ -19,7 +19,6 @@ export interface ApiKey {
   lastUsedAt: string | null;
 }
 
-
 export function toApiKey(row: Selectable<ApiKeysTable>): ApiKey {
   return {
     id: row.id,
@@ -76,7 +75,10 @@ export async function findApiKey(db: Db, id: string): Promise<ApiKey | null> {
   return row ? toApiKey(row) : null;
 }
 
-export async function listApiKeys(db: Db, options: { includeRevoked: boolean; limit: number; after?: string }): Promise<ApiKey[]> {
+export async function listApiKeys(
+  db: Db,
+  options: { includeRevoked: boolean; limit: number; after?: string },
+): Promise<ApiKey[]> {
   let query = db.selectFrom('api_keys').selectAll();
   if (!options.includeRevoked) query = query.where('revoked_at', 'is', null);
   if (options.after) query = query.where('id', '>', options.after);
@@ -97,7 +99,12 @@ export async function countActiveAdminKeys(db: Db, now: number): Promise<number>
 
 /** Marks a key revoked; false when it does not exist or was already revoked. */
 export async function revokeApiKey(db: Db, id: string, now: number): Promise<boolean> {
-  const result = await db.updateTable('api_keys').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+  const result = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: now })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 

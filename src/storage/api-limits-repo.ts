@@ -19,7 +19,9 @@ export async function countHits(db: Db, bucket: string, windowStart: number, hit
   const row = await db
     .insertInto('api_rate_counters')
     .values({ bucket, window_start: windowStart, hits })
-    .onConflict((oc) => oc.columns(['bucket', 'window_start']).doUpdateSet({ hits: sql<number>`api_rate_counters.hits + ${hits}` }))
+    .onConflict((oc) =>
+      oc.columns(['bucket', 'window_start']).doUpdateSet({ hits: sql<number>`api_rate_counters.hits + ${hits}` }),
+    )
     .returning('hits')
     .executeTakeFirstOrThrow();
   return Number(row.hits);
@@ -30,7 +32,9 @@ export async function recordAuthFailure(db: Db, client: string, windowStart: num
   const row = await db
     .insertInto('auth_failures')
     .values({ client, window_start: windowStart, failures: 1 })
-    .onConflict((oc) => oc.columns(['client', 'window_start']).doUpdateSet({ failures: sql<number>`auth_failures.failures + 1` }))
+    .onConflict((oc) =>
+      oc.columns(['client', 'window_start']).doUpdateSet({ failures: sql<number>`auth_failures.failures + 1` }),
+    )
     .returning('failures')
     .executeTakeFirstOrThrow();
   return Number(row.failures);
@@ -38,7 +42,12 @@ export async function recordAuthFailure(db: Db, client: string, windowStart: num
 
 /** Failed authentications of `client` in the window (a point read on the primary key). */
 export async function authFailures(db: Db, client: string, windowStart: number): Promise<number> {
-  const row = await db.selectFrom('auth_failures').select('failures').where('client', '=', client).where('window_start', '=', windowStart).executeTakeFirst();
+  const row = await db
+    .selectFrom('auth_failures')
+    .select('failures')
+    .where('client', '=', client)
+    .where('window_start', '=', windowStart)
+    .executeTakeFirst();
   return row ? Number(row.failures) : 0;
 }
 

@@ -14,11 +14,24 @@ export interface AuditEntry {
 export async function writeAudit(db: Kysely<Database>, entry: AuditEntry): Promise<void> {
   await db
     .insertInto('audit_log')
-    .values({ at: entry.at, actor: entry.actor, action: entry.action, target: entry.target, detail: entry.detail ? JSON.stringify(entry.detail) : null })
+    .values({
+      at: entry.at,
+      actor: entry.actor,
+      action: entry.action,
+      target: entry.target,
+      detail: entry.detail ? JSON.stringify(entry.detail) : null,
+    })
     .execute();
 }
 
 export async function listAudit(db: Kysely<Database>, limit: number) {
   const rows = await db.selectFrom('audit_log').selectAll().orderBy('id', 'desc').limit(limit).execute();
-  return rows.map((r) => ({ id: r.id, at: new Date(r.at).toISOString(), actor: r.actor, action: r.action, target: r.target, detail: r.detail === null ? null : (JSON.parse(r.detail) as unknown) }));
+  return rows.map((r) => ({
+    id: r.id,
+    at: new Date(r.at).toISOString(),
+    actor: r.actor,
+    action: r.action,
+    target: r.target,
+    detail: r.detail === null ? null : (JSON.parse(r.detail) as unknown),
+  }));
 }

@@ -29,7 +29,11 @@ export interface DeliveryClaim {
  * Leases up to `limit` due deliveries of enabled endpoints, oldest due first. PostgreSQL skips
  * rows another process is claiming (FOR UPDATE SKIP LOCKED); SQLite has one writer.
  */
-export async function claimDeliveries(db: Db, caps: DialectCapabilities, claim: DeliveryClaim): Promise<ClaimedDelivery[]> {
+export async function claimDeliveries(
+  db: Db,
+  caps: DialectCapabilities,
+  claim: DeliveryClaim,
+): Promise<ClaimedDelivery[]> {
   const { owner, now, leaseMs, limit, skipWebhooks } = claim;
   let due = db
     .selectFrom('webhook_deliveries as d')
@@ -39,7 +43,11 @@ export async function claimDeliveries(db: Db, caps: DialectCapabilities, claim: 
     .where('d.next_attempt_at', '<=', now)
     .where((eb) => eb.or([eb('d.lease_expires_at', 'is', null), eb('d.lease_expires_at', '<=', now)]))
     // A subquery, not a join: a join would lock the endpoint's row too, and skip it for everyone.
-    .where(({ exists, selectFrom }) => exists(selectFrom('webhooks as w').select('w.id').whereRef('w.id', '=', 'd.webhook_id').where('w.enabled', '=', 1)))
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('webhooks as w').select('w.id').whereRef('w.id', '=', 'd.webhook_id').where('w.enabled', '=', 1),
+      ),
+    )
     .orderBy('d.next_attempt_at')
     .orderBy('d.id')
     .limit(limit);
@@ -66,7 +74,12 @@ export async function claimDeliveries(db: Db, caps: DialectCapabilities, claim: 
       id: Number(row.id),
       webhookId: row.webhook_id,
       attempts: row.attempts,
-      event: { id: event.id, type: event.type as EventType, createdAt: new Date(Number(event.created_at)).toISOString(), data: parseJson(event.data, {}) },
+      event: {
+        id: event.id,
+        type: event.type as EventType,
+        createdAt: new Date(Number(event.created_at)).toISOString(),
+        data: parseJson(event.data, {}),
+      },
     });
   }
   return out;
@@ -75,7 +88,12 @@ export async function claimDeliveries(db: Db, caps: DialectCapabilities, claim: 
 /** Gives leases back unsent (shutdown, or more than this process may send to one endpoint now). */
 export async function releaseDeliveries(db: Db, owner: string, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return;
-  await db.updateTable('webhook_deliveries').set({ lease_owner: null, lease_expires_at: null }).where('lease_owner', '=', owner).where('id', 'in', ids).execute();
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ lease_owner: null, lease_expires_at: null })
+    .where('lease_owner', '=', owner)
+    .where('id', 'in', ids)
+    .execute();
 }
 
 export interface AttemptRecord {
@@ -141,7 +159,11 @@ export interface AttemptView {
 }
 
 /** An endpoint's attempts, newest first. */
-export async function listAttempts(db: Db, webhookId: string, options: { before?: number; limit: number }): Promise<AttemptView[]> {
+export async function listAttempts(
+  db: Db,
+  webhookId: string,
+  options: { before?: number; limit: number },
+): Promise<AttemptView[]> {
   let select = db.selectFrom('webhook_attempts').selectAll().where('webhook_id', '=', webhookId);
   if (options.before !== undefined) select = select.where('id', '<', options.before);
   const rows = await select.orderBy('id', 'desc').limit(options.limit).execute();
@@ -164,13 +186,24 @@ export async function queueState(db: Db): Promise<{ pending: number; oldestDueAt
     .selectFrom('webhook_deliveries as d')
     .select([sql<number>`count(*)`.as('n'), (eb) => eb.fn.min('d.next_attempt_at').as('oldest')])
     .where('d.status', '=', PENDING)
-    .where(({ exists, selectFrom }) => exists(selectFrom('webhooks as w').select('w.id').whereRef('w.id', '=', 'd.webhook_id').where('w.enabled', '=', 1)))
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('webhooks as w').select('w.id').whereRef('w.id', '=', 'd.webhook_id').where('w.enabled', '=', 1),
+      ),
+    )
     .executeTakeFirst();
-  return { pending: Number(row?.n ?? 0), oldestDueAt: row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest) };
+  return {
+    pending: Number(row?.n ?? 0),
+    oldestDueAt: row?.oldest === null || row?.oldest === undefined ? null : Number(row.oldest),
+  };
 }
 
 /** When the next delivery falls due, so an idle deliverer knows how long it may sleep. */
 export async function nextDeliveryDueAt(db: Db): Promise<number | null> {
-  const row = await db.selectFrom('webhook_deliveries').select((eb) => eb.fn.min('next_attempt_at').as('at')).where('status', '=', PENDING).executeTakeFirst();
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.min('next_attempt_at').as('at'))
+    .where('status', '=', PENDING)
+    .executeTakeFirst();
   return row?.at === null || row?.at === undefined ? null : Number(row.at);
 }

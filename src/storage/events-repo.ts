@@ -34,7 +34,13 @@ const EVENT_COLUMNS = 6;
  * `seq` can never later find a smaller one committed behind it. `only` sends an event to one
  * endpoint and no other (webhook.test).
  */
-export async function recordEvents(trx: Db, caps: DialectCapabilities, events: readonly NewEvent[], now: number, only?: string): Promise<StoredEvent[]> {
+export async function recordEvents(
+  trx: Db,
+  caps: DialectCapabilities,
+  events: readonly NewEvent[],
+  now: number,
+  only?: string,
+): Promise<StoredEvent[]> {
   if (events.length === 0) return [];
   await caps.serialize(trx, 'events');
   const stored: StoredEvent[] = [];
@@ -52,36 +58,79 @@ export async function recordEvents(trx: Db, caps: DialectCapabilities, events: r
     const inserted = await trx.insertInto('events').values(rows).returning(['seq', 'id']).execute();
     // Insert order is not promised for RETURNING: match the rows by id.
     const seqById = new Map(inserted.map((r) => [r.id, Number(r.seq)]));
-    for (const row of rows) stored.push({ seq: seqById.get(row.id) ?? 0, id: row.id, type: row.type, createdAt: new Date(now).toISOString(), data: JSON.parse(row.data) as Record<string, unknown> });
+    for (const row of rows)
+      stored.push({
+        seq: seqById.get(row.id) ?? 0,
+        id: row.id,
+        type: row.type,
+        createdAt: new Date(now).toISOString(),
+        data: JSON.parse(row.data) as Record<string, unknown>,
+      });
   }
   await queueDeliveries(trx, caps, events, stored, now, only);
   return stored;
 }
 
-async function queueDeliveries(trx: Db, caps: DialectCapabilities, events: readonly NewEvent[], stored: readonly StoredEvent[], now: number, only?: string): Promise<void> {
+async function queueDeliveries(
+  trx: Db,
+  caps: DialectCapabilities,
+  events: readonly NewEvent[],
+  stored: readonly StoredEvent[],
+  now: number,
+  only?: string,
+): Promise<void> {
   let endpoints = trx.selectFrom('webhooks').select(['id', 'events', 'tags']).where('enabled', '=', 1);
   if (only !== undefined) endpoints = endpoints.where('id', '=', only);
-  const hooks = (await endpoints.execute()).map((h) => ({ id: h.id, events: parseStrings(h.events), tags: parseStrings(h.tags) }));
+  const hooks = (await endpoints.execute()).map((h) => ({
+    id: h.id,
+    events: parseStrings(h.events),
+    tags: parseStrings(h.tags),
+  }));
   if (hooks.length === 0) return;
-  const tagsByAccount = hooks.some((h) => h.tags.length > 0) ? await accountTags(trx, events) : new Map<number, string[]>();
-  const rows: { webhook_id: string; event_seq: number; status: string; attempts: number; next_attempt_at: number; created_at: number }[] = [];
+  const tagsByAccount = hooks.some((h) => h.tags.length > 0)
+    ? await accountTags(trx, events)
+    : new Map<number, string[]>();
+  const rows: {
+    webhook_id: string;
+    event_seq: number;
+    status: string;
+    attempts: number;
+    next_attempt_at: number;
+    created_at: number;
+  }[] = [];
   events.forEach((event, index) => {
     const seq = stored[index]?.seq;
     if (seq === undefined) return;
     const tags = event.accountId === null ? null : (tagsByAccount.get(event.accountId) ?? []);
     for (const hook of hooks) {
-      if (only !== undefined || subscriptionMatches(hook, event.type, tags)) rows.push({ webhook_id: hook.id, event_seq: seq, status: 'pending', attempts: 0, next_attempt_at: now, created_at: now });
+      if (only !== undefined || subscriptionMatches(hook, event.type, tags))
+        rows.push({
+          webhook_id: hook.id,
+          event_seq: seq,
+          status: 'pending',
+          attempts: 0,
+          next_attempt_at: now,
+          created_at: now,
+        });
     }
   });
   const chunk = Math.floor(Math.min(caps.maxParameters, 6_000) / 6);
-  for (let i = 0; i < rows.length; i += chunk) await trx.insertInto('webhook_deliveries').values(rows.slice(i, i + chunk)).execute();
+  for (let i = 0; i < rows.length; i += chunk)
+    await trx
+      .insertInto('webhook_deliveries')
+      .values(rows.slice(i, i + chunk))
+      .execute();
 }
 
 async function accountTags(trx: Db, events: readonly NewEvent[]): Promise<Map<number, string[]>> {
   const ids = [...new Set(events.flatMap((e) => (e.accountId === null ? [] : [e.accountId])))];
   const map = new Map<number, string[]>();
   for (let i = 0; i < ids.length; i += 1_000) {
-    const rows = await trx.selectFrom('accounts').select(['id', 'tags']).where('id', 'in', ids.slice(i, i + 1_000)).execute();
+    const rows = await trx
+      .selectFrom('accounts')
+      .select(['id', 'tags'])
+      .where('id', 'in', ids.slice(i, i + 1_000))
+      .execute();
     for (const row of rows) map.set(row.id, parseStrings(row.tags));
   }
   return map;
@@ -89,17 +138,29 @@ async function accountTags(trx: Db, events: readonly NewEvent[]): Promise<Map<nu
 
 /** A page of events after `after`, oldest first. */
 export async function listEvents(db: Db, query: EventQuery): Promise<StoredEvent[]> {
-  let select = db.selectFrom('events').select(['seq', 'id', 'type', 'created_at', 'data']).where('seq', '>', query.after);
+  let select = db
+    .selectFrom('events')
+    .select(['seq', 'id', 'type', 'created_at', 'data'])
+    .where('seq', '>', query.after);
   if (query.types && query.types.length > 0) select = select.where('type', 'in', query.types);
   if (query.platform !== undefined) select = select.where('platform', '=', query.platform);
   if (query.usernameKey !== undefined) select = select.where('username_key', '=', query.usernameKey);
   const rows = await select.orderBy('seq').limit(query.limit).execute();
-  return rows.map((row) => ({ seq: Number(row.seq), id: row.id, type: row.type as EventType, createdAt: new Date(Number(row.created_at)).toISOString(), data: parseJson(row.data, {}) }));
+  return rows.map((row) => ({
+    seq: Number(row.seq),
+    id: row.id,
+    type: row.type as EventType,
+    createdAt: new Date(Number(row.created_at)).toISOString(),
+    data: parseJson(row.data, {}),
+  }));
 }
 
 /** The newest `seq`, or 0 when there is no event: where a stream without a cursor starts. */
 export async function latestEventSeq(db: Db): Promise<number> {
-  const row = await db.selectFrom('events').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
+  const row = await db
+    .selectFrom('events')
+    .select((eb) => eb.fn.max('seq').as('seq'))
+    .executeTakeFirst();
   return Number(row?.seq ?? 0);
 }
 
@@ -111,9 +172,22 @@ export async function purgeEvents(db: Db, before: number): Promise<number> {
   const result = await db
     .deleteFrom('events')
     .where('created_at', '<', before)
-    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_seq', '=', 'events.seq').where('d.status', '=', 'pending'))))
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('webhook_deliveries as d')
+            .select('d.id')
+            .whereRef('d.event_seq', '=', 'events.seq')
+            .where('d.status', '=', 'pending'),
+        ),
+      ),
+    )
     .executeTakeFirst();
-  await db.deleteFrom('webhook_deliveries').where('status', '<>', 'pending').where('finished_at', '<', before).execute();
+  await db
+    .deleteFrom('webhook_deliveries')
+    .where('status', '<>', 'pending')
+    .where('finished_at', '<', before)
+    .execute();
   await db.deleteFrom('webhook_attempts').where('at', '<', before).execute();
   return Number(result.numDeletedRows);
 }
@@ -122,23 +196,46 @@ export async function purgeEvents(db: Db, before: number): Promise<number> {
 export async function loadEventMarks(db: Db, accountIds: readonly number[]): Promise<Map<number, EventMarks>> {
   const marks = new Map<number, EventMarks>();
   for (let i = 0; i < accountIds.length; i += 1_000) {
-    const rows = await db.selectFrom('event_marks').selectAll().where('account_id', 'in', accountIds.slice(i, i + 1_000)).execute();
+    const rows = await db
+      .selectFrom('event_marks')
+      .selectAll()
+      .where('account_id', 'in', accountIds.slice(i, i + 1_000))
+      .execute();
     for (const row of rows) {
-      marks.set(row.account_id, { milestoneFloor: Number(row.milestone_floor), points: parseJson(row.points, []), lastSpikeAt: row.last_spike_at === null ? null : Number(row.last_spike_at) });
+      marks.set(row.account_id, {
+        milestoneFloor: Number(row.milestone_floor),
+        points: parseJson(row.points, []),
+        lastSpikeAt: row.last_spike_at === null ? null : Number(row.last_spike_at),
+      });
     }
   }
   return marks;
 }
 
-export async function saveEventMarks(db: Db, caps: DialectCapabilities, marks: ReadonlyMap<number, EventMarks>): Promise<void> {
-  const rows = [...marks].map(([accountId, m]) => ({ account_id: accountId, milestone_floor: m.milestoneFloor, points: JSON.stringify(m.points), last_spike_at: m.lastSpikeAt }));
+export async function saveEventMarks(
+  db: Db,
+  caps: DialectCapabilities,
+  marks: ReadonlyMap<number, EventMarks>,
+): Promise<void> {
+  const rows = [...marks].map(([accountId, m]) => ({
+    account_id: accountId,
+    milestone_floor: m.milestoneFloor,
+    points: JSON.stringify(m.points),
+    last_spike_at: m.lastSpikeAt,
+  }));
   const chunk = Math.floor(Math.min(caps.maxParameters, 6_000) / 4);
   for (let i = 0; i < rows.length; i += chunk) {
     await db
       .insertInto('event_marks')
       .values(rows.slice(i, i + chunk))
       .onConflict((oc) =>
-        oc.column('account_id').doUpdateSet((eb) => ({ milestone_floor: eb.ref('excluded.milestone_floor'), points: eb.ref('excluded.points'), last_spike_at: eb.ref('excluded.last_spike_at') })),
+        oc
+          .column('account_id')
+          .doUpdateSet((eb) => ({
+            milestone_floor: eb.ref('excluded.milestone_floor'),
+            points: eb.ref('excluded.points'),
+            last_spike_at: eb.ref('excluded.last_spike_at'),
+          })),
       )
       .execute();
   }

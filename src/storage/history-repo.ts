@@ -8,7 +8,11 @@ type Db = Kysely<Database>;
 
 export type Snapshot = MetricSnapshotsTable;
 
-export async function upsertSnapshots(db: Db, caps: DialectCapabilities, snapshots: readonly Snapshot[]): Promise<void> {
+export async function upsertSnapshots(
+  db: Db,
+  caps: DialectCapabilities,
+  snapshots: readonly Snapshot[],
+): Promise<void> {
   const perRow = 7;
   const chunk = Math.max(1, Math.floor(caps.maxParameters / perRow));
   for (let i = 0; i < snapshots.length; i += chunk) {
@@ -37,12 +41,19 @@ export interface HistoryQuery {
 }
 
 /** Snapshots of one account, oldest first, one page at a time. */
-export async function listHistory(db: Db, accountId: number, query: HistoryQuery): Promise<{ rows: Snapshot[]; more: boolean }> {
+export async function listHistory(
+  db: Db,
+  accountId: number,
+  query: HistoryQuery,
+): Promise<{ rows: Snapshot[]; more: boolean }> {
   let select = db.selectFrom('metric_snapshots').selectAll().where('account_id', '=', accountId);
   if (query.from !== undefined) select = select.where('observed_at', '>=', query.from);
   if (query.to !== undefined) select = select.where('observed_at', '<=', query.to);
   if (query.after !== undefined) select = select.where('bucket', '>', query.after);
-  const rows = await select.orderBy('bucket').limit(query.limit + 1).execute();
+  const rows = await select
+    .orderBy('bucket')
+    .limit(query.limit + 1)
+    .execute();
   const more = rows.length > query.limit;
   return { rows: more ? rows.slice(0, query.limit) : rows, more };
 }

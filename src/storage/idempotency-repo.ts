@@ -9,7 +9,13 @@ export interface StoredResponse {
   response: string;
 }
 
-export async function findIdempotentResponse(db: Kysely<Database>, owner: string, key: string, route: string, notBefore: number): Promise<StoredResponse | null> {
+export async function findIdempotentResponse(
+  db: Kysely<Database>,
+  owner: string,
+  key: string,
+  route: string,
+  notBefore: number,
+): Promise<StoredResponse | null> {
   const row = await db
     .selectFrom('idempotency_keys')
     .select(['request_hash', 'status_code', 'response'])
@@ -27,7 +33,16 @@ export async function findIdempotentResponse(db: Kysely<Database>, owner: string
  */
 export async function saveIdempotentResponse(
   db: Kysely<Database>,
-  entry: { owner: string; key: string; route: string; requestHash: string; statusCode: number; response: string; now: number; expiredBefore: number },
+  entry: {
+    owner: string;
+    key: string;
+    route: string;
+    requestHash: string;
+    statusCode: number;
+    response: string;
+    now: number;
+    expiredBefore: number;
+  },
 ): Promise<void> {
   await db.deleteFrom('idempotency_keys').where('created_at', '<', entry.expiredBefore).execute();
   await db

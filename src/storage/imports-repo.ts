@@ -47,7 +47,12 @@ const COLUMNS_PER_ROW = 9;
  * Inserts new accounts, reactivates untracked ones, counts the rest, and records the import. Call
  * it inside a transaction: all or nothing is the caller's to guarantee.
  */
-export async function writeImport(trx: Db, caps: DialectCapabilities, rows: readonly ImportRow[], meta: ImportMeta): Promise<ImportCounts> {
+export async function writeImport(
+  trx: Db,
+  caps: DialectCapabilities,
+  rows: readonly ImportRow[],
+  meta: ImportMeta,
+): Promise<ImportCounts> {
   const chunkSize = Math.min(1_000, Math.floor(caps.maxParameters / COLUMNS_PER_ROW));
   const counts: ImportCounts = { inserted: 0, reactivated: 0, alreadyTracked: 0 };
   const now = meta.now();
@@ -142,20 +147,35 @@ async function addTags(trx: Db, rows: readonly ImportRow[], now: number): Promis
   const tagged = rows.filter((row) => row.tags.length > 0);
   for (const platform of new Set(tagged.map((row) => row.platform))) {
     const wanted = new Map(tagged.filter((row) => row.platform === platform).map((row) => [row.key, row.tags]));
-    const current = await trx.selectFrom('accounts').select(['id', 'username_key', 'tags']).where('platform', '=', platform).where('username_key', 'in', [...wanted.keys()]).execute();
+    const current = await trx
+      .selectFrom('accounts')
+      .select(['id', 'username_key', 'tags'])
+      .where('platform', '=', platform)
+      .where('username_key', 'in', [...wanted.keys()])
+      .execute();
     for (const account of current) {
       const tags = JSON.parse(account.tags) as string[];
       const merged = [...new Set([...tags, ...(wanted.get(account.username_key) ?? [])])];
-      if (merged.length > tags.length) await trx.updateTable('accounts').set({ tags: JSON.stringify(merged), updated_at: now }).where('id', '=', account.id).execute();
+      if (merged.length > tags.length)
+        await trx
+          .updateTable('accounts')
+          .set({ tags: JSON.stringify(merged), updated_at: now })
+          .where('id', '=', account.id)
+          .execute();
     }
   }
 }
 
-export async function listImports(db: Db, options: { limit: number; before?: readonly [number, string] }): Promise<ImportRecord[]> {
+export async function listImports(
+  db: Db,
+  options: { limit: number; before?: readonly [number, string] },
+): Promise<ImportRecord[]> {
   let query = db.selectFrom('imports').selectAll();
   if (options.before) {
     const [at, id] = options.before;
-    query = query.where((eb) => eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('id', '<', id)])]));
+    query = query.where((eb) =>
+      eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('id', '<', id)])]),
+    );
   }
   const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.limit).execute();
   return rows.map((r) => ({

@@ -29,7 +29,9 @@ export function resolveKeyHashSecret(configured: string | null, dataDir: string 
   chmodSync(path, 0o600);
   const secret = readFileSync(path, 'utf8').trim();
   if (secret.length < MIN_SECRET_LENGTH) {
-    throw new Error(`${path} holds a secret shorter than ${MIN_SECRET_LENGTH} characters; restore it from a backup (keys hashed under it stop working otherwise)`);
+    throw new Error(
+      `${path} holds a secret shorter than ${MIN_SECRET_LENGTH} characters; restore it from a backup (keys hashed under it stop working otherwise)`,
+    );
   }
   return secret;
 }

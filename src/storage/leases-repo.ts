@@ -35,14 +35,30 @@ export interface ClaimRequest {
   limit: number;
 }
 
-const CLAIM_COLUMNS = ['id', 'platform', 'username', 'platform_user_id', 'status', 'next_check_at', 'posts_seen_count', 'last_post_id', 'follower_series', 'consecutive_failures', 'renames'] as const;
+const CLAIM_COLUMNS = [
+  'id',
+  'platform',
+  'username',
+  'platform_user_id',
+  'status',
+  'next_check_at',
+  'posts_seen_count',
+  'last_post_id',
+  'follower_series',
+  'consecutive_failures',
+  'renames',
+] as const;
 
 /**
  * Leases up to `limit` due accounts of one platform, oldest due first. On PostgreSQL the inner
  * select skips rows another tracker is claiming at this moment (FOR UPDATE SKIP LOCKED), so
  * trackers get disjoint batches without waiting; SQLite has one writer, which serialises claims.
  */
-export async function claimDueAccounts(db: Db, caps: DialectCapabilities, request: ClaimRequest): Promise<ClaimedAccount[]> {
+export async function claimDueAccounts(
+  db: Db,
+  caps: DialectCapabilities,
+  request: ClaimRequest,
+): Promise<ClaimedAccount[]> {
   const { platform, resolved, owner, now, leaseMs, limit } = request;
   let due = db
     .selectFrom('accounts')
@@ -78,7 +94,10 @@ export async function claimDueAccounts(db: Db, caps: DialectCapabilities, reques
 
 /** Gives leases back without checking (shutdown): the accounts are due again at once for any tracker. */
 export async function releaseLeases(db: Db, owner: string, ids?: readonly number[]): Promise<number> {
-  let query = db.updateTable('accounts').set({ lease_owner: null, lease_expires_at: null }).where('lease_owner', '=', owner);
+  let query = db
+    .updateTable('accounts')
+    .set({ lease_owner: null, lease_expires_at: null })
+    .where('lease_owner', '=', owner);
   if (ids !== undefined) {
     if (ids.length === 0) return 0;
     query = query.where('id', 'in', ids);
@@ -101,7 +120,12 @@ export async function releaseTrackerLeases(db: Db, tracker: string): Promise<num
 /** Extends the leases `owner` still holds on `ids` to `until`; returns how many it still holds. */
 export async function renewLeases(db: Db, owner: string, ids: readonly number[], until: number): Promise<number> {
   if (ids.length === 0) return 0;
-  const result = await db.updateTable('accounts').set({ lease_expires_at: until }).where('lease_owner', '=', owner).where('id', 'in', ids).executeTakeFirst();
+  const result = await db
+    .updateTable('accounts')
+    .set({ lease_expires_at: until })
+    .where('lease_owner', '=', owner)
+    .where('id', 'in', ids)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 

@@ -32,7 +32,11 @@ const ATTEMPTS = 3;
 
 export async function migrateToLatest(db: Kysely<Database>, caps: DialectCapabilities): Promise<string[]> {
   const schema = await caps.currentSchema(db);
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations(caps) }, ...(schema ? { migrationTableSchema: schema } : {}) });
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations(caps) },
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
   for (let attempt = 1; ; attempt += 1) {
     const { error, results } = await migrator.migrateToLatest();
     if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

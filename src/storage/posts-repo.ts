@@ -16,14 +16,23 @@ export type PostStatus = (typeof POST_STATUSES)[number];
 const COLUMNS = 22;
 
 /** Adds posts not stored yet, then trims each touched account to its newest `cap`. */
-export async function insertPosts(db: Db, caps: DialectCapabilities, posts: readonly NewPostRow[], cap: number): Promise<void> {
+export async function insertPosts(
+  db: Db,
+  caps: DialectCapabilities,
+  posts: readonly NewPostRow[],
+  cap: number,
+): Promise<void> {
   if (posts.length === 0) return;
   const perRow = COLUMNS;
   const chunk = Math.max(1, Math.floor(caps.maxParameters / perRow));
   for (let i = 0; i < posts.length; i += chunk) {
     // Metrics are as old as the read that brought the post, unless the caller says otherwise.
     const rows = posts.slice(i, i + chunk).map((post) => ({ metrics_observed_at: post.fetched_at, ...post }));
-    await db.insertInto('posts').values(rows).onConflict((oc) => oc.columns(['account_id', 'post_id']).doNothing()).execute();
+    await db
+      .insertInto('posts')
+      .values(rows)
+      .onConflict((oc) => oc.columns(['account_id', 'post_id']).doNothing())
+      .execute();
   }
   for (const accountId of new Set(posts.map((p) => p.account_id))) {
     const cutoff = db
@@ -38,10 +47,19 @@ export async function insertPosts(db: Db, caps: DialectCapabilities, posts: read
 }
 
 /** Posts of several accounts created at or after `since`, for analysis (one query per batch). */
-export async function recentPosts(db: Db, accountIds: readonly number[], since: number): Promise<Map<number, PostRow[]>> {
+export async function recentPosts(
+  db: Db,
+  accountIds: readonly number[],
+  since: number,
+): Promise<Map<number, PostRow[]>> {
   const byAccount = new Map<number, PostRow[]>();
   if (accountIds.length === 0) return byAccount;
-  const rows = await db.selectFrom('posts').selectAll().where('account_id', 'in', accountIds).where('created_at', '>=', since).execute();
+  const rows = await db
+    .selectFrom('posts')
+    .selectAll()
+    .where('account_id', 'in', accountIds)
+    .where('created_at', '>=', since)
+    .execute();
   for (const row of rows) {
     const list = byAccount.get(Number(row.account_id)) ?? [];
     list.push(row);
@@ -55,7 +73,13 @@ export async function recentPosts(db: Db, accountIds: readonly number[], since: 
  * deleted, whose last read was made before they were `windowMs` old (so each gets one read past
  * the window's end), the `perAccount` newest per account, least recently read first.
  */
-export async function refreshCandidates(db: Db, accountIds: readonly number[], now: number, windowMs: number, perAccount: number): Promise<PostRow[]> {
+export async function refreshCandidates(
+  db: Db,
+  accountIds: readonly number[],
+  now: number,
+  windowMs: number,
+  perAccount: number,
+): Promise<PostRow[]> {
   if (accountIds.length === 0 || perAccount <= 0) return [];
   // The created_at bound keeps the scan on (account_id, created_at); a post whose account was not
   // checked for a long time (paused) gets its last read only while it is under twice the window.
@@ -107,10 +131,19 @@ export async function saveRefreshedPosts(db: Db, caps: DialectCapabilities, rows
 }
 
 /** One account's posts, newest first; `before` is a [created_at, post_id] position from the previous page. */
-export async function listPosts(db: Db, accountId: number, limit: number, before?: readonly [number, string]): Promise<{ rows: PostRow[]; more: boolean }> {
+export async function listPosts(
+  db: Db,
+  accountId: number,
+  limit: number,
+  before?: readonly [number, string],
+): Promise<{ rows: PostRow[]; more: boolean }> {
   let select = db.selectFrom('posts').selectAll().where('account_id', '=', accountId);
   if (before) select = select.where(sql<boolean>`(created_at, post_id) < (${before[0]}, ${before[1]})`);
-  const rows = await select.orderBy('created_at', 'desc').orderBy('post_id', 'desc').limit(limit + 1).execute();
+  const rows = await select
+    .orderBy('created_at', 'desc')
+    .orderBy('post_id', 'desc')
+    .limit(limit + 1)
+    .execute();
   const more = rows.length > limit;
   return { rows: more ? rows.slice(0, limit) : rows, more };
 }

@@ -27,8 +27,20 @@ export type Take = { kind: 'token'; resetAt: number } | { kind: 'probe' } | { ki
 const SAME_WINDOW_MS = 2_000;
 const COLUMNS = ['limit_count', 'remaining', 'reset_at', 'blocked_until', 'probe_until'] as const;
 
-function toRow(row: Pick<RateWindowsTable, 'limit_count' | 'remaining'> & { reset_at: number; blocked_until: number; probe_until: number }): WindowRow {
-  return { limit: row.limit_count, remaining: row.remaining, resetAt: Number(row.reset_at), blockedUntil: Number(row.blocked_until), probeUntil: Number(row.probe_until) };
+function toRow(
+  row: Pick<RateWindowsTable, 'limit_count' | 'remaining'> & {
+    reset_at: number;
+    blocked_until: number;
+    probe_until: number;
+  },
+): WindowRow {
+  return {
+    limit: row.limit_count,
+    remaining: row.remaining,
+    resetAt: Number(row.reset_at),
+    blockedUntil: Number(row.blocked_until),
+    probeUntil: Number(row.probe_until),
+  };
 }
 
 async function readWindow(db: Db, key: string): Promise<WindowRow | null> {
@@ -67,7 +79,11 @@ export async function takeRequest(db: Db, key: string, now: number, margin: numb
     const row = await readWindow(db, key);
     if (row) return { kind: 'none', row };
     // First use of this window (or the table was emptied): create it unknown, then try again.
-    await db.insertInto('rate_windows').values({ window_key: key, updated_at: now }).onConflict((oc) => oc.column('window_key').doNothing()).execute();
+    await db
+      .insertInto('rate_windows')
+      .values({ window_key: key, updated_at: now })
+      .onConflict((oc) => oc.column('window_key').doNothing())
+      .execute();
   }
   throw new Error(`rate window ${key} could not be created`);
 }
@@ -77,7 +93,14 @@ export async function takeRequest(db: Db, key: string, now: number, margin: numb
  * of order, and tokens taken for requests still in flight are already subtracted); a later window
  * replaces it. A 429's retry time blocks the window until then. `probe` ends the caller's probe.
  */
-export async function recordWindow(db: Db, key: string, now: number, report: WindowReport | null, blockedUntil: number | null, probe: boolean): Promise<WindowRow | null> {
+export async function recordWindow(
+  db: Db,
+  key: string,
+  now: number,
+  report: WindowReport | null,
+  blockedUntil: number | null,
+  probe: boolean,
+): Promise<WindowRow | null> {
   const set: Record<string, unknown> = { updated_at: now };
   if (probe) set.probe_until = 0;
   if (report) {
@@ -87,12 +110,24 @@ export async function recordWindow(db: Db, key: string, now: number, report: Win
     set.remaining = sql`case when ${same} then (case when remaining < ${remaining} then remaining else ${remaining} end) when reset_at < ${resetAt} or remaining is null then ${remaining} else remaining end`;
     set.reset_at = sql`case when reset_at < ${resetAt} then ${resetAt} else reset_at end`;
   }
-  if (blockedUntil !== null) set.blocked_until = sql`case when blocked_until < ${blockedUntil} then ${blockedUntil} else blocked_until end`;
-  const row = await db.updateTable('rate_windows').set(set).where('window_key', '=', key).returning(COLUMNS).executeTakeFirst();
+  if (blockedUntil !== null)
+    set.blocked_until = sql`case when blocked_until < ${blockedUntil} then ${blockedUntil} else blocked_until end`;
+  const row = await db
+    .updateTable('rate_windows')
+    .set(set)
+    .where('window_key', '=', key)
+    .returning(COLUMNS)
+    .executeTakeFirst();
   return row ? toRow(row) : null;
 }
 
 /** Gives back a token that was never used, if its window is still the current one. */
 export async function returnToken(db: Db, key: string, resetAt: number): Promise<void> {
-  await db.updateTable('rate_windows').set({ remaining: sql`remaining + 1` }).where('window_key', '=', key).where('reset_at', '=', resetAt).where('remaining', 'is not', null).execute();
+  await db
+    .updateTable('rate_windows')
+    .set({ remaining: sql`remaining + 1` })
+    .where('window_key', '=', key)
+    .where('reset_at', '=', resetAt)
+    .where('remaining', 'is not', null)
+    .execute();
 }

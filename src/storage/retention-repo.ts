@@ -22,10 +22,19 @@ export const RETAINED: Record<RetainedTable, Retained> = {
  * taken oldest first, up to the time of the `batch`-th oldest (rows sharing that time go together,
  * which both dialects can do without a row id).
  */
-export async function pruneOlderThan(db: Kysely<Database>, what: Retained, before: number, batch: number): Promise<number> {
+export async function pruneOlderThan(
+  db: Kysely<Database>,
+  what: Retained,
+  before: number,
+  batch: number,
+): Promise<number> {
   const table = sql.table(what.table);
   const time = sql.ref(what.time);
-  const edge = await sql<{ t: number }>`select ${time} as t from ${table} where ${time} < ${before} order by ${time} limit 1 offset ${batch - 1}`.execute(db);
+  const edge = await sql<{
+    t: number;
+  }>`select ${time} as t from ${table} where ${time} < ${before} order by ${time} limit 1 offset ${batch - 1}`.execute(
+    db,
+  );
   const upTo = edge.rows[0] === undefined ? sql`${time} < ${before}` : sql`${time} <= ${Number(edge.rows[0].t)}`;
   const result = await sql`delete from ${table} where ${upTo}`.execute(db);
   return Number(result.numAffectedRows ?? 0);

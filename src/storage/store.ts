@@ -61,7 +61,15 @@ export async function openStore(databaseUrl: string, options: StoreOptions = {})
       const channel = await postgresCapabilities.dueNotifications!.channel(db);
       return listenOnChannel(databaseUrl, channel, onDue, onError);
     };
-    store = { db, reader: db, caps: postgresCapabilities, integrityCheck: async () => 'ok', checkpoint: async () => {}, listenForDue, close: () => db.destroy() };
+    store = {
+      db,
+      reader: db,
+      caps: postgresCapabilities,
+      integrityCheck: async () => 'ok',
+      checkpoint: async () => {},
+      listenForDue,
+      close: () => db.destroy(),
+    };
   }
   if (options.migrate !== false) {
     try {

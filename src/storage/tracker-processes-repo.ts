@@ -21,12 +21,26 @@ export interface TrackerProcess extends TrackerBeat {
 }
 
 export async function writeBeat(db: Db, beat: TrackerBeat, now: number): Promise<void> {
-  const values = { owner: beat.owner, host: beat.host, pid: beat.pid, role: beat.role, started_at: beat.startedAt, seen_at: now, checks: beat.checks, batches: beat.batches };
+  const values = {
+    owner: beat.owner,
+    host: beat.host,
+    pid: beat.pid,
+    role: beat.role,
+    started_at: beat.startedAt,
+    seen_at: now,
+    checks: beat.checks,
+    batches: beat.batches,
+  };
   await db
     .insertInto('tracker_processes')
     .values(values)
     // A beat that arrives after the tracker was marked stopped (a slow store) changes nothing.
-    .onConflict((oc) => oc.column('owner').doUpdateSet({ seen_at: now, checks: beat.checks, batches: beat.batches }).where('tracker_processes.stopped_at', 'is', null))
+    .onConflict((oc) =>
+      oc
+        .column('owner')
+        .doUpdateSet({ seen_at: now, checks: beat.checks, batches: beat.batches })
+        .where('tracker_processes.stopped_at', 'is', null),
+    )
     .execute();
 }
 
@@ -36,8 +50,24 @@ export async function markStopped(db: Db, owner: string, now: number): Promise<v
 
 /** Trackers seen since `since` (running, stopped or lost), newest first. */
 export async function recentTrackers(db: Db, since: number): Promise<TrackerProcess[]> {
-  const rows = await db.selectFrom('tracker_processes').selectAll().where('seen_at', '>=', since).orderBy('started_at', 'desc').limit(100).execute();
-  return rows.map((r) => ({ owner: r.owner, host: r.host, pid: r.pid, role: r.role, startedAt: r.started_at, seenAt: r.seen_at, stoppedAt: r.stopped_at, checks: Number(r.checks), batches: Number(r.batches) }));
+  const rows = await db
+    .selectFrom('tracker_processes')
+    .selectAll()
+    .where('seen_at', '>=', since)
+    .orderBy('started_at', 'desc')
+    .limit(100)
+    .execute();
+  return rows.map((r) => ({
+    owner: r.owner,
+    host: r.host,
+    pid: r.pid,
+    role: r.role,
+    startedAt: r.started_at,
+    seenAt: r.seen_at,
+    stoppedAt: r.stopped_at,
+    checks: Number(r.checks),
+    batches: Number(r.batches),
+  }));
 }
 
 /** Forgets trackers not seen since `before`. */

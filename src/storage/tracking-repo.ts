@@ -27,7 +27,14 @@ export async function countDue(db: Db, platforms: readonly Platform[], now: numb
 
 /** Whether any account of the platform is tracked and not paused (health's credentials warning). */
 export async function tracksAny(db: Db, platform: Platform): Promise<boolean> {
-  const row = await db.selectFrom('accounts').select('id').where('platform', '=', platform).where('untracked_at', 'is', null).where('status', '<>', 'paused').limit(1).executeTakeFirst();
+  const row = await db
+    .selectFrom('accounts')
+    .select('id')
+    .where('platform', '=', platform)
+    .where('untracked_at', 'is', null)
+    .where('status', '<>', 'paused')
+    .limit(1)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -125,7 +132,18 @@ export async function writeCheck(db: Db, owner: string, write: CheckWrite, now: 
 }
 
 /** Another account of the platform already uses this name (a rename would break uniqueness). */
-export async function nameTakenByOther(db: Db, platform: Platform, usernameKey: string, accountId: number): Promise<boolean> {
-  const row = await db.selectFrom('accounts').select('id').where('platform', '=', platform).where('username_key', '=', usernameKey).where('id', '<>', accountId).executeTakeFirst();
+export async function nameTakenByOther(
+  db: Db,
+  platform: Platform,
+  usernameKey: string,
+  accountId: number,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('accounts')
+    .select('id')
+    .where('platform', '=', platform)
+    .where('username_key', '=', usernameKey)
+    .where('id', '<>', accountId)
+    .executeTakeFirst();
   return row !== undefined;
 }

@@ -18,7 +18,15 @@ export interface SessionRow {
 export async function insertSession(db: Db, row: SessionRow): Promise<void> {
   await db
     .insertInto('ui_sessions')
-    .values({ token_hash: row.tokenHash, key_id: row.keyId, role: row.role, username: row.username, csrf_token: row.csrfToken, created_at: row.createdAt, expires_at: row.expiresAt })
+    .values({
+      token_hash: row.tokenHash,
+      key_id: row.keyId,
+      role: row.role,
+      username: row.username,
+      csrf_token: row.csrfToken,
+      created_at: row.createdAt,
+      expires_at: row.expiresAt,
+    })
     .execute();
 }
 
@@ -26,11 +34,27 @@ export async function insertSession(db: Db, row: SessionRow): Promise<void> {
  * The session if it has not expired and its key is still good. `unstoredKeyId` names the one key
  * with no row (ADMIN_API_KEY), which cannot be revoked, only removed from the configuration.
  */
-export async function findLiveSession(db: Db, tokenHash: string, now: number, unstoredKeyId: string | null): Promise<SessionRow | null> {
+export async function findLiveSession(
+  db: Db,
+  tokenHash: string,
+  now: number,
+  unstoredKeyId: string | null,
+): Promise<SessionRow | null> {
   const row = await db
     .selectFrom('ui_sessions as s')
     .leftJoin('api_keys as k', 'k.id', 's.key_id')
-    .select(['s.token_hash', 's.key_id', 's.role', 's.username', 's.csrf_token', 's.created_at', 's.expires_at', 'k.id as stored_id', 'k.revoked_at', 'k.expires_at as key_expires_at'])
+    .select([
+      's.token_hash',
+      's.key_id',
+      's.role',
+      's.username',
+      's.csrf_token',
+      's.created_at',
+      's.expires_at',
+      'k.id as stored_id',
+      'k.revoked_at',
+      'k.expires_at as key_expires_at',
+    ])
     .where('s.token_hash', '=', tokenHash)
     .where('s.expires_at', '>', now)
     .executeTakeFirst();
@@ -40,7 +64,15 @@ export async function findLiveSession(db: Db, tokenHash: string, now: number, un
   } else if (row.revoked_at !== null || (row.key_expires_at !== null && Number(row.key_expires_at) <= now)) {
     return null;
   }
-  return { tokenHash: row.token_hash, keyId: row.key_id, role: row.role, username: row.username, csrfToken: row.csrf_token, createdAt: Number(row.created_at), expiresAt: Number(row.expires_at) };
+  return {
+    tokenHash: row.token_hash,
+    keyId: row.key_id,
+    role: row.role,
+    username: row.username,
+    csrfToken: row.csrf_token,
+    createdAt: Number(row.created_at),
+    expiresAt: Number(row.expires_at),
+  };
 }
 
 export async function deleteSession(db: Db, tokenHash: string): Promise<void> {

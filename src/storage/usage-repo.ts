@@ -15,13 +15,23 @@ export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0
  * kept in `last_grant` so that RETURNING can report it. Returns the grant (0 when the day is spent)
  * and the day's count, this grant included.
  */
-export async function reserveReads(db: Db, platform: string, day: string, wanted: number, limit: number): Promise<{ granted: number; used: number }> {
+export async function reserveReads(
+  db: Db,
+  platform: string,
+  day: string,
+  wanted: number,
+  limit: number,
+): Promise<{ granted: number; used: number }> {
   const first = Math.max(0, Math.min(wanted, limit));
   const grant = sql<number>`case when platform_usage.reads >= ${limit} then 0 when ${limit} - platform_usage.reads < ${wanted} then ${limit} - platform_usage.reads else ${wanted} end`;
   const row = await db
     .insertInto('platform_usage')
     .values({ platform, day, reads: first, last_grant: first })
-    .onConflict((oc) => oc.columns(['platform', 'day']).doUpdateSet({ reads: sql<number>`platform_usage.reads + ${grant}`, last_grant: grant }))
+    .onConflict((oc) =>
+      oc
+        .columns(['platform', 'day'])
+        .doUpdateSet({ reads: sql<number>`platform_usage.reads + ${grant}`, last_grant: grant }),
+    )
     .returning(['reads', 'last_grant'])
     .executeTakeFirstOrThrow();
   return { granted: Number(row.last_grant), used: Number(row.reads) };

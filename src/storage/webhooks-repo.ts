@@ -41,7 +41,18 @@ function toRecord(row: WebhooksTable): WebhookRecord {
   };
 }
 
-export async function insertWebhook(db: Db, hook: { id: string; url: string; events: readonly string[]; tags: readonly string[]; description: string | null; secret: string; now: number }): Promise<WebhookRecord> {
+export async function insertWebhook(
+  db: Db,
+  hook: {
+    id: string;
+    url: string;
+    events: readonly string[];
+    tags: readonly string[];
+    description: string | null;
+    secret: string;
+    now: number;
+  },
+): Promise<WebhookRecord> {
   const row: WebhooksTable = {
     id: hook.id,
     url: hook.url,
@@ -102,10 +113,21 @@ export async function updateWebhook(db: Db, id: string, change: WebhookChange, n
   return Number(result.numUpdatedRows) > 0;
 }
 
-export async function rotateWebhookSecret(db: Db, id: string, sealedSecret: string, overlapUntil: number, now: number): Promise<boolean> {
+export async function rotateWebhookSecret(
+  db: Db,
+  id: string,
+  sealedSecret: string,
+  overlapUntil: number,
+  now: number,
+): Promise<boolean> {
   const result = await db
     .updateTable('webhooks')
-    .set((eb) => ({ previous_secret: eb.ref('secret'), previous_secret_until: overlapUntil, secret: sealedSecret, updated_at: now }))
+    .set((eb) => ({
+      previous_secret: eb.ref('secret'),
+      previous_secret_until: overlapUntil,
+      secret: sealedSecret,
+      updated_at: now,
+    }))
     .where('id', '=', id)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
@@ -120,19 +142,42 @@ export async function deleteWebhook(db: Db, id: string): Promise<boolean> {
 }
 
 /** After an attempt: a success clears the failure run; a failure starts one, or disables the endpoint. */
-export async function recordEndpointOutcome(db: Db, id: string, outcome: { ok: true } | { ok: false; disableReason: string | null }, now: number): Promise<void> {
+export async function recordEndpointOutcome(
+  db: Db,
+  id: string,
+  outcome: { ok: true } | { ok: false; disableReason: string | null },
+  now: number,
+): Promise<void> {
   if (outcome.ok) {
-    await db.updateTable('webhooks').set({ failing_since: null }).where('id', '=', id).where('failing_since', 'is not', null).execute();
+    await db
+      .updateTable('webhooks')
+      .set({ failing_since: null })
+      .where('id', '=', id)
+      .where('failing_since', 'is not', null)
+      .execute();
     return;
   }
-  await db.updateTable('webhooks').set((eb) => ({ failing_since: eb.fn.coalesce('failing_since', eb.val(now)) })).where('id', '=', id).execute();
+  await db
+    .updateTable('webhooks')
+    .set((eb) => ({ failing_since: eb.fn.coalesce('failing_since', eb.val(now)) }))
+    .where('id', '=', id)
+    .execute();
   if (outcome.disableReason !== null) {
-    await db.updateTable('webhooks').set({ enabled: 0, disabled_reason: outcome.disableReason, updated_at: now }).where('id', '=', id).execute();
+    await db
+      .updateTable('webhooks')
+      .set({ enabled: 0, disabled_reason: outcome.disableReason, updated_at: now })
+      .where('id', '=', id)
+      .execute();
   }
 }
 
 /** Endpoints perch disabled (410 or 5 days of failures), for health. */
 export async function listDisabledByPerch(db: Db): Promise<{ id: string; reason: string }[]> {
-  const rows = await db.selectFrom('webhooks').select(['id', 'disabled_reason']).where('enabled', '=', 0).where('disabled_reason', '<>', 'disabled by an admin').execute();
+  const rows = await db
+    .selectFrom('webhooks')
+    .select(['id', 'disabled_reason'])
+    .where('enabled', '=', 0)
+    .where('disabled_reason', '<>', 'disabled by an admin')
+    .execute();
   return rows.map((r) => ({ id: r.id, reason: r.disabled_reason ?? '' }));
 }

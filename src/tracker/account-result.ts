@@ -69,7 +69,8 @@ export function cleanReason(text: string): string {
   const flat = text.replace(/[\t\n\r]+/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
   return flat.length > MAX_REASON_LENGTH ? `${flat.slice(0, MAX_REASON_LENGTH - 1)}…` : flat;
 }
-const cleanOptional = (text: string | null | undefined): string | null | undefined => (typeof text === 'string' ? cleanReason(text) : text);
+const cleanOptional = (text: string | null | undefined): string | null | undefined =>
+  typeof text === 'string' ? cleanReason(text) : text;
 
 /** A newly read post as stored; `toleranceMs` decides whether its age gives a history sample. */
 export function toPostRow(accountId: number, post: PlatformPost, now: number, toleranceMs: number): PostRow {
@@ -131,7 +132,10 @@ export function buildResultSafely(input: ResultInput): AccountResult {
   try {
     return buildResult(input);
   } catch (error) {
-    return failedResult(input, `internal error while reading the result: ${error instanceof Error ? error.message : String(error)}`);
+    return failedResult(
+      input,
+      `internal error while reading the result: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 
@@ -164,11 +168,22 @@ export function buildResult(input: ResultInput): AccountResult {
     write.usernameKey = renamed.key;
     // A different name (not just different case, not a DID resolved to its handle) is a rename.
     if (renamed.key !== account.username.toLowerCase() && account.platformUserId !== null) {
-      write.renames = [...account.renames, { from: account.username, to: renamed.username, at: new Date(now).toISOString() }];
+      write.renames = [
+        ...account.renames,
+        { from: account.username, to: renamed.username, at: new Date(now).toISOString() },
+      ];
     }
   }
-  write.profile = Object.fromEntries(Object.entries(user.profile).map(([key, value]) => [key, typeof value === 'string' ? clean(value) : value]));
-  write.metrics = { followers: user.followers, following: user.following, posts: user.posts, listed: user.listed, observedAt: new Date(now).toISOString() };
+  write.profile = Object.fromEntries(
+    Object.entries(user.profile).map(([key, value]) => [key, typeof value === 'string' ? clean(value) : value]),
+  );
+  write.metrics = {
+    followers: user.followers,
+    following: user.following,
+    posts: user.posts,
+    listed: user.listed,
+    observedAt: new Date(now).toISOString(),
+  };
   write.followers = user.followers;
 
   const rows = (newPosts ?? []).map((post) => toPostRow(account.id, post, now, 2 * settings.intervalMs));
@@ -195,6 +210,14 @@ export function buildResult(input: ResultInput): AccountResult {
   write.followersChange7d = analysis.followers.change7d;
 
   const bucket = Math.floor(now / settings.historyBucketMs) * settings.historyBucketMs;
-  const snapshot: Snapshot = { account_id: account.id, bucket, observed_at: now, followers: user.followers, following: user.following, posts: user.posts, listed: user.listed };
+  const snapshot: Snapshot = {
+    account_id: account.id,
+    bucket,
+    observed_at: now,
+    followers: user.followers,
+    following: user.following,
+    posts: user.posts,
+    listed: user.listed,
+  };
   return { write, snapshot, posts: rows, refreshed, verdict: verdict.kind };
 }

@@ -31,8 +31,20 @@ export interface BatchReport {
 }
 
 /** Checks a claimed batch; `ticket` is the lookup request the caller already took from the gate. */
-export async function checkBatch(ctx: TrackerContext, accounts: readonly ClaimedAccount[], resolved: boolean, ticket: Ticket): Promise<BatchReport> {
-  const leases = new LeaseKeeper(ctx.store, ctx.clock, ctx.owner, accounts.map((a) => a.id), ctx.settings.leaseMs, (error) => ctx.logger.warn({ err: error }, 'could not renew leases')).start();
+export async function checkBatch(
+  ctx: TrackerContext,
+  accounts: readonly ClaimedAccount[],
+  resolved: boolean,
+  ticket: Ticket,
+): Promise<BatchReport> {
+  const leases = new LeaseKeeper(
+    ctx.store,
+    ctx.clock,
+    ctx.owner,
+    accounts.map((a) => a.id),
+    ctx.settings.leaseMs,
+    (error) => ctx.logger.warn({ err: error }, 'could not renew leases'),
+  ).start();
   try {
     return await checkLeasedBatch(ctx, accounts, resolved, ticket, leases);
   } finally {
@@ -40,14 +52,27 @@ export async function checkBatch(ctx: TrackerContext, accounts: readonly Claimed
   }
 }
 
-async function checkLeasedBatch(ctx: TrackerContext, accounts: readonly ClaimedAccount[], resolved: boolean, ticket: Ticket, leases: LeaseKeeper): Promise<BatchReport> {
+async function checkLeasedBatch(
+  ctx: TrackerContext,
+  accounts: readonly ClaimedAccount[],
+  resolved: boolean,
+  ticket: Ticket,
+  leases: LeaseKeeper,
+): Promise<BatchReport> {
   const started = performance.now();
   const platform = ctx.lane.client.platform;
   const keyOf = (a: ClaimedAccount) => (resolved ? (a.platformUserId ?? '') : a.username.toLowerCase());
   const { value: lookup, reads } = await lookupBatch(ctx, accounts.map(keyOf), resolved, ticket);
-  if (ctx.signal.aborted || (lookup instanceof PlatformError && (lookup.kind === 'rate_limited' || lookup.kind === 'unauthorized'))) {
+  if (
+    ctx.signal.aborted ||
+    (lookup instanceof PlatformError && (lookup.kind === 'rate_limited' || lookup.kind === 'unauthorized'))
+  ) {
     // Not the accounts' fault: they stay due and any tracker may take them again.
-    const released = await releaseLeases(ctx.store.db, ctx.owner, accounts.map((a) => a.id));
+    const released = await releaseLeases(
+      ctx.store.db,
+      ctx.owner,
+      accounts.map((a) => a.id),
+    );
     const unauthorized = lookup instanceof PlatformError && lookup.kind === 'unauthorized';
     return { checked: 0, released, leaseLost: 0, reads, unauthorized };
   }
@@ -62,7 +87,8 @@ async function checkLeasedBatch(ctx: TrackerContext, accounts: readonly ClaimedA
     if (outcome?.kind !== 'found' || outcome.user.profile.protected === true) continue;
     if (outcome.user.posts === account.postsSeenCount) continue;
     if (outcome.user.posts === 0) noPosts.add(account.id);
-    else wanted.push({ accountId: account.id, platformUserId: outcome.user.platformUserId, sinceId: account.lastPostId });
+    else
+      wanted.push({ accountId: account.id, platformUserId: outcome.user.platformUserId, sinceId: account.lastPostId });
   }
   const fetched: Map<number, PlatformPost[]> = await fetchNewPosts(ctx, wanted);
   await leases.renewIfDue();
@@ -73,7 +99,10 @@ async function checkLeasedBatch(ctx: TrackerContext, accounts: readonly ClaimedA
     const outcome = outcomes.get(keyOf(a));
     return outcome?.kind === 'found' && outcome.user.profile.protected !== true;
   });
-  const refresh = await readRefreshes(ctx, visible.map((a) => a.id));
+  const refresh = await readRefreshes(
+    ctx,
+    visible.map((a) => a.id),
+  );
   const now = ctx.clock.now();
   const refreshed = refreshedRows(refresh, now, 2 * ctx.settings.intervalMs);
   const stored = await recentPosts(ctx.store.reader, found, now - ANALYSIS_WINDOW_MS);

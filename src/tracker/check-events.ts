@@ -10,11 +10,20 @@ import type { CheckWrite } from '../storage/tracking-repo.ts';
 import type { TrackerContext } from './context.ts';
 
 /** `written` are the checks that were stored (their lease still held), matched to `accounts` by id. */
-export async function recordCheckEvents(trx: Kysely<Database>, ctx: Pick<TrackerContext, 'store' | 'settings'>, accounts: readonly ClaimedAccount[], written: readonly CheckWrite[], now: number): Promise<void> {
+export async function recordCheckEvents(
+  trx: Kysely<Database>,
+  ctx: Pick<TrackerContext, 'store' | 'settings'>,
+  accounts: readonly ClaimedAccount[],
+  written: readonly CheckWrite[],
+  now: number,
+): Promise<void> {
   const rules = ctx.settings.events;
   if (rules === null || written.length === 0) return;
   const byId = new Map(accounts.map((a) => [a.id, a]));
-  const marks = await loadEventMarks(trx, written.map((w) => w.id));
+  const marks = await loadEventMarks(
+    trx,
+    written.map((w) => w.id),
+  );
   const changedMarks = new Map<number, EventMarks>();
   const events: NewEvent[] = [];
   for (const write of written) {
@@ -22,7 +31,14 @@ export async function recordCheckEvents(trx: Kysely<Database>, ctx: Pick<Tracker
     if (!before) continue;
     const renamed = write.renames !== undefined && write.renames.length > before.renames.length;
     const decision = decideCheckEvents(
-      { accountId: before.id, publicId: accountPublicId(before.id), platform: before.platform, username: before.username, platformUserId: before.platformUserId, status: before.status },
+      {
+        accountId: before.id,
+        publicId: accountPublicId(before.id),
+        platform: before.platform,
+        username: before.username,
+        platformUserId: before.platformUserId,
+        status: before.status,
+      },
       {
         status: write.status,
         statusReason: write.statusReason ?? null,

@@ -26,7 +26,12 @@ export function trackerSettings(config: Config): TrackerSettings {
   };
 }
 
-export function createTracker(config: Config, store: Store, logger: Logger, options: { clock?: SleepingClock; metrics?: TrackerMetrics; role?: string } = {}): Tracker {
+export function createTracker(
+  config: Config,
+  store: Store,
+  logger: Logger,
+  options: { clock?: SleepingClock; metrics?: TrackerMetrics; role?: string } = {},
+): Tracker {
   const clock = options.clock ?? systemClock;
   return new Tracker({
     store,

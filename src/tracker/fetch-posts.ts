@@ -13,7 +13,10 @@ export interface PostsWanted {
 }
 
 /** Posts per account id, newest first; accounts whose read was skipped or failed are absent. */
-export async function fetchNewPosts(ctx: TrackerContext, wanted: readonly PostsWanted[]): Promise<Map<number, PlatformPost[]>> {
+export async function fetchNewPosts(
+  ctx: TrackerContext,
+  wanted: readonly PostsWanted[],
+): Promise<Map<number, PlatformPost[]>> {
   const { lane, metrics, settings, signal, logger } = ctx;
   const platform = lane.client.platform;
   const fetched = new Map<number, PlatformPost[]>();
@@ -48,7 +51,10 @@ export async function fetchNewPosts(ctx: TrackerContext, wanted: readonly PostsW
       // No room in the window (or a 429): the rest of the batch waits for its next check too.
       if (error.kind === 'rate_limited') skipRest = true;
       metrics.platformRequest(platform, 'posts', error.kind);
-      logger.debug({ platform, account: item.accountId, kind: error.kind }, 'timeline read failed; retried at the next check');
+      logger.debug(
+        { platform, account: item.accountId, kind: error.kind },
+        'timeline read failed; retried at the next check',
+      );
       return error.reads ?? 0;
     } finally {
       await pacer.finish();

@@ -45,7 +45,11 @@ export class Heartbeat {
     if (this.beating) return this.beating;
     const now = this.clock.now();
     this.beating = (async () => {
-      await writeBeat(this.store.db, { ...this.who, host: hostname(), pid: process.pid, startedAt: this.startedAt, ...this.totals() }, now);
+      await writeBeat(
+        this.store.db,
+        { ...this.who, host: hostname(), pid: process.pid, startedAt: this.startedAt, ...this.totals() },
+        now,
+      );
       if (Math.floor(now / HEARTBEAT_MS) % 720 === 0) await pruneTrackers(this.store.db, now - FORGET_AFTER_MS);
     })()
       .catch((error: unknown) => this.logger.warn({ err: error }, 'could not write the tracker heartbeat'))
@@ -60,6 +64,8 @@ export class Heartbeat {
     this.timer = null;
     await this.beating;
     await this.beat();
-    await markStopped(this.store.db, this.who.owner, this.clock.now()).catch((error: unknown) => this.logger.warn({ err: error }, 'could not mark the tracker stopped'));
+    await markStopped(this.store.db, this.who.owner, this.clock.now()).catch((error: unknown) =>
+      this.logger.warn({ err: error }, 'could not mark the tracker stopped'),
+    );
   }
 }

@@ -59,7 +59,9 @@ async function claimAndCheck(lane: Lane, deps: RoundDeps, report: RoundReport): 
   let reads = 0;
   try {
     const limit = Math.min(lane.client.batchSize, reservation?.granted ?? lane.client.batchSize);
-    const result = await withLookupTicket(lane, deps, resolved, (ticket) => claimAndCheckOnTicket(lane, deps, ticket, resolved, limit));
+    const result = await withLookupTicket(lane, deps, resolved, (ticket) =>
+      claimAndCheckOnTicket(lane, deps, ticket, resolved, limit),
+    );
     if (result === 'no_ticket') return false;
     if (result === 'nothing_due') return !resolved; // another worker took the last unresolved names: look again for resolved ones
     reads = result.reads;
@@ -69,7 +71,10 @@ async function claimAndCheck(lane: Lane, deps: RoundDeps, report: RoundReport): 
     if (result.unauthorized) pauseLane(lane, clock.now() + PAUSE_MS, 'the platform refused our credentials', logger);
     return true;
   } finally {
-    if (reservation) await lane.budget?.settle(reservation, reads).catch((error: unknown) => logger.warn({ err: error }, 'could not settle the read budget'));
+    if (reservation)
+      await lane.budget
+        ?.settle(reservation, reads)
+        .catch((error: unknown) => logger.warn({ err: error }, 'could not settle the read budget'));
   }
 }
 
@@ -79,7 +84,12 @@ type TicketUse = BatchReport | 'nothing_due' | 'no_ticket';
  * Takes the lookup request from the gate, runs `use` with it, and gives it back unused unless the
  * lookup's pacer (gate-pacer.ts) settled it: the one place a batch's ticket is taken and released.
  */
-async function withLookupTicket(lane: Lane, deps: RoundDeps, resolved: boolean, use: (ticket: Ticket) => Promise<TicketUse>): Promise<TicketUse> {
+async function withLookupTicket(
+  lane: Lane,
+  deps: RoundDeps,
+  resolved: boolean,
+  use: (ticket: Ticket) => Promise<TicketUse>,
+): Promise<TicketUse> {
   const { signal, metrics } = deps.shared;
   const gate = lane.gates[resolved ? 'lookup_by_id' : 'lookup_by_name'];
   const waitedBefore = gate.waitedMs;
@@ -94,10 +104,23 @@ async function withLookupTicket(lane: Lane, deps: RoundDeps, resolved: boolean, 
   }
 }
 
-async function claimAndCheckOnTicket(lane: Lane, deps: RoundDeps, ticket: Ticket, resolved: boolean, limit: number): Promise<TicketUse> {
+async function claimAndCheckOnTicket(
+  lane: Lane,
+  deps: RoundDeps,
+  ticket: Ticket,
+  resolved: boolean,
+  limit: number,
+): Promise<TicketUse> {
   const { clock, store, settings, logger, signal } = deps.shared;
   const owner = deps.nextOwner();
-  const accounts = await claimDueAccounts(store.db, store.caps, { platform: lane.client.platform, owner, now: clock.now(), leaseMs: settings.leaseMs, limit, resolved });
+  const accounts = await claimDueAccounts(store.db, store.caps, {
+    platform: lane.client.platform,
+    owner,
+    now: clock.now(),
+    leaseMs: settings.leaseMs,
+    limit,
+    resolved,
+  });
   if (accounts.length === 0) return 'nothing_due';
   const ids = accounts.map((a) => a.id);
   try {
@@ -105,9 +128,15 @@ async function claimAndCheckOnTicket(lane: Lane, deps: RoundDeps, ticket: Ticket
     deps.onBatch(result);
     return result;
   } catch (error) {
-    if (signal.aborted) return { checked: 0, released: await releaseLeases(store.db, owner, ids).catch(() => 0), leaseLost: 0, reads: 0 };
+    if (signal.aborted)
+      return { checked: 0, released: await releaseLeases(store.db, owner, ids).catch(() => 0), leaseLost: 0, reads: 0 };
     // Whatever broke (the store refused the batch, a bug), do not claim the same batch again at once.
     logger.error({ err: error, platform: lane.client.platform }, 'batch failed; its accounts are retried in a minute');
-    return { checked: 0, released: await deferAccounts(store.db, owner, ids, clock.now() + BATCH_FAILURE_DELAY_MS).catch(() => 0), leaseLost: 0, reads: 0 };
+    return {
+      checked: 0,
+      released: await deferAccounts(store.db, owner, ids, clock.now() + BATCH_FAILURE_DELAY_MS).catch(() => 0),
+      leaseLost: 0,
+      reads: 0,
+    };
   }
 }

@@ -16,19 +16,44 @@ export interface Lane extends PlatformLane {
 }
 
 /** One gate per rate-limit group of the platform's credential; endpoints of a group share it. */
-function gatesFor(client: PlatformClient, store: Store, clock: SleepingClock, logger: Logger): Record<Endpoint, RateGate> {
+function gatesFor(
+  client: PlatformClient,
+  store: Store,
+  clock: SleepingClock,
+  logger: Logger,
+): Record<Endpoint, RateGate> {
   const byGroup = new Map<string, RateGate>();
   const gate = (endpoint: Endpoint) => {
     const group = client.rateLimitGroups[endpoint];
     const key = `${client.platform}:${group}:${client.rateLimitScope}`;
-    if (!byGroup.has(group)) byGroup.set(group, new RateGate(store.db, key, clock, throttledWarning(logger, `could not record the rate-limit window ${key}; it keeps what it had`, clock.now)));
+    if (!byGroup.has(group))
+      byGroup.set(
+        group,
+        new RateGate(
+          store.db,
+          key,
+          clock,
+          throttledWarning(logger, `could not record the rate-limit window ${key}; it keeps what it had`, clock.now),
+        ),
+      );
     return byGroup.get(group) as RateGate;
   };
-  return { lookup_by_name: gate('lookup_by_name'), lookup_by_id: gate('lookup_by_id'), posts: gate('posts'), post_lookup: gate('post_lookup') };
+  return {
+    lookup_by_name: gate('lookup_by_name'),
+    lookup_by_id: gate('lookup_by_id'),
+    posts: gate('posts'),
+    post_lookup: gate('post_lookup'),
+  };
 }
 
 /** `dailyReads`: the platform's daily read budget, or undefined when it does not bill reads. */
-export function createLane(client: PlatformClient, store: Store, clock: SleepingClock, logger: Logger, dailyReads: number | undefined): Lane {
+export function createLane(
+  client: PlatformClient,
+  store: Store,
+  clock: SleepingClock,
+  logger: Logger,
+  dailyReads: number | undefined,
+): Lane {
   return {
     client,
     gates: gatesFor(client, store, clock, logger),
@@ -39,7 +64,8 @@ export function createLane(client: PlatformClient, store: Store, clock: Sleeping
 }
 
 export function pauseLane(lane: Lane, until: number, reason: string, logger: Logger): void {
-  if (lane.pausedUntil < until) logger.warn({ platform: lane.client.platform, until: new Date(until).toISOString(), reason }, 'platform paused');
+  if (lane.pausedUntil < until)
+    logger.warn({ platform: lane.client.platform, until: new Date(until).toISOString(), reason }, 'platform paused');
   lane.pausedUntil = until;
   lane.pauseReason = reason;
 }

@@ -23,7 +23,12 @@ export interface LookupResult {
  * if the window has room right now, otherwise the batch is given back as rate limited. Resolves to
  * the outcomes, or to the PlatformError that ended the attempts.
  */
-export async function lookupBatch(ctx: TrackerContext, keys: readonly string[], resolved: boolean, first: Ticket): Promise<LookupResult> {
+export async function lookupBatch(
+  ctx: TrackerContext,
+  keys: readonly string[],
+  resolved: boolean,
+  first: Ticket,
+): Promise<LookupResult> {
   const { lane, metrics, signal } = ctx;
   const platform = lane.client.platform;
   const endpoint: Endpoint = resolved ? 'lookup_by_id' : 'lookup_by_name';

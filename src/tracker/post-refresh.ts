@@ -29,10 +29,20 @@ export async function readRefreshes(ctx: TrackerContext, accountIds: readonly nu
   const { lane, settings, clock, signal, metrics, logger } = ctx;
   const outcomes = new Map<string, PostLookupOutcome>();
   const now = clock.now();
-  const candidates = await refreshCandidates(ctx.store.reader, accountIds, now, settings.postRefreshWindowMs, settings.postsRefreshedPerAccount);
+  const candidates = await refreshCandidates(
+    ctx.store.reader,
+    accountIds,
+    now,
+    settings.postRefreshWindowMs,
+    settings.postsRefreshedPerAccount,
+  );
   // The same post may be stored under two accounts (a Bluesky repost carries the original's uri).
   const readToday = new Map<string, boolean>();
-  for (const row of candidates) readToday.set(row.post_id, (readToday.get(row.post_id) ?? true) && utcDay(Number(row.metrics_observed_at)) === utcDay(now));
+  for (const row of candidates)
+    readToday.set(
+      row.post_id,
+      (readToday.get(row.post_id) ?? true) && utcDay(Number(row.metrics_observed_at)) === utcDay(now),
+    );
   const ids = [...readToday.keys()];
   const platform = lane.client.platform;
   for (let i = 0; i < ids.length && !signal.aborted; i += lane.client.postBatchSize) {
@@ -75,8 +85,24 @@ export function refreshedRows(read: RefreshRead, now: number, toleranceMs: numbe
     let updated: PostRow;
     if (outcome.kind === 'found') {
       const { likes, reposts, replies, quotes } = outcome.post;
-      const history = recordObservation(parseHistory(parseJson<unknown>(row.metrics_history, [])), Number(row.created_at), now, { likes, reposts, replies, quotes }, toleranceMs);
-      updated = { ...row, likes, reposts, replies, quotes, metrics_observed_at: now, status: 'live', status_at: null, metrics_history: JSON.stringify(history) };
+      const history = recordObservation(
+        parseHistory(parseJson<unknown>(row.metrics_history, [])),
+        Number(row.created_at),
+        now,
+        { likes, reposts, replies, quotes },
+        toleranceMs,
+      );
+      updated = {
+        ...row,
+        likes,
+        reposts,
+        replies,
+        quotes,
+        metrics_observed_at: now,
+        status: 'live',
+        status_at: null,
+        metrics_history: JSON.stringify(history),
+      };
     } else {
       updated = { ...row, status: outcome.kind, status_at: row.status === outcome.kind ? row.status_at : now };
     }
@@ -94,7 +120,11 @@ type Reservation = Awaited<ReturnType<NonNullable<PlatformLane['budget']>['reser
  * the day's profile checks can need: every tracked account of the platform, once per interval
  * until midnight UTC. A refresh of posts already read today costs nothing and always goes.
  */
-async function reserveAboveProfiles(ctx: TrackerContext, lane: PlatformLane, wanted: number): Promise<Reservation | null | 'no room'> {
+async function reserveAboveProfiles(
+  ctx: TrackerContext,
+  lane: PlatformLane,
+  wanted: number,
+): Promise<Reservation | null | 'no room'> {
   const budget = lane.budget;
   if (!budget || wanted === 0) return null;
   const now = ctx.clock.now();
@@ -119,7 +149,9 @@ async function trackedCount(ctx: TrackerContext, lane: PlatformLane): Promise<nu
   const cached = trackedCounts.get(lane);
   if (cached && now - cached.at < TRACKED_COUNT_TTL_MS) return cached.n;
   const rows = await countByStatus(ctx.store.reader);
-  const n = rows.filter((r) => r.platform === lane.client.platform && r.status !== 'paused').reduce((sum, r) => sum + r.n, 0);
+  const n = rows
+    .filter((r) => r.platform === lane.client.platform && r.status !== 'paused')
+    .reduce((sum, r) => sum + r.n, 0);
   trackedCounts.set(lane, { at: now, n });
   return n;
 }

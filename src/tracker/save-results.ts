@@ -22,25 +22,56 @@ export interface Checked {
  * lease is ours), their snapshots, refreshed posts and new posts. Returns the results written (the others had
  * lost their lease).
  */
-export async function writeCheckResults(trx: Kysely<Database>, ctx: Pick<TrackerContext, 'store' | 'owner' | 'logger' | 'settings'>, checked: readonly Checked[], now: number): Promise<AccountResult[]> {
+export async function writeCheckResults(
+  trx: Kysely<Database>,
+  ctx: Pick<TrackerContext, 'store' | 'owner' | 'logger' | 'settings'>,
+  checked: readonly Checked[],
+  now: number,
+): Promise<AccountResult[]> {
   const { store, owner, logger } = ctx;
   const written: AccountResult[] = [];
   for (const { account, result } of checked) {
     const { write } = result;
-    if (write.usernameKey !== undefined && write.usernameKey !== account.username.toLowerCase() && (await nameTakenByOther(trx, account.platform, write.usernameKey, account.id))) {
+    if (
+      write.usernameKey !== undefined &&
+      write.usernameKey !== account.username.toLowerCase() &&
+      (await nameTakenByOther(trx, account.platform, write.usernameKey, account.id))
+    ) {
       // Another row already tracks the new name (imported separately): keep ours as it was.
-      logger.warn({ account: account.id, to: write.username }, 'rename not applied: the new name is tracked as another account');
+      logger.warn(
+        { account: account.id, to: write.username },
+        'rename not applied: the new name is tracked as another account',
+      );
       delete write.username;
       delete write.usernameKey;
       delete write.renames;
     }
     if (await writeCheck(trx, owner, write, now)) written.push(result);
   }
-  await upsertSnapshots(trx, store.caps, written.flatMap((r) => (r.snapshot ? [r.snapshot] : [])));
+  await upsertSnapshots(
+    trx,
+    store.caps,
+    written.flatMap((r) => (r.snapshot ? [r.snapshot] : [])),
+  );
   // Refreshed rows first: insertPosts trims each account to its cap afterwards.
-  await saveRefreshedPosts(trx, store.caps, written.flatMap((r) => r.refreshed));
-  await insertPosts(trx, store.caps, written.flatMap((r) => r.posts), ctx.settings.postsPerAccount);
-  await recordCheckEvents(trx, ctx, checked.map((c) => c.account), written.map((r) => r.write), now);
+  await saveRefreshedPosts(
+    trx,
+    store.caps,
+    written.flatMap((r) => r.refreshed),
+  );
+  await insertPosts(
+    trx,
+    store.caps,
+    written.flatMap((r) => r.posts),
+    ctx.settings.postsPerAccount,
+  );
+  await recordCheckEvents(
+    trx,
+    ctx,
+    checked.map((c) => c.account),
+    written.map((r) => r.write),
+    now,
+  );
   return written;
 }
 
@@ -48,7 +79,12 @@ export async function writeCheckResults(trx: Kysely<Database>, ctx: Pick<Tracker
  * Saves the batch; returns the results written. `failed(account, reason)` builds the failed check
  * recorded for an account whose own result the store refused.
  */
-export async function saveResults(ctx: TrackerContext, checked: readonly Checked[], now: number, failed: (account: ClaimedAccount, reason: string) => AccountResult): Promise<AccountResult[]> {
+export async function saveResults(
+  ctx: TrackerContext,
+  checked: readonly Checked[],
+  now: number,
+  failed: (account: ClaimedAccount, reason: string) => AccountResult,
+): Promise<AccountResult[]> {
   const { store, logger } = ctx;
   try {
     return await store.db.transaction().execute((trx) => writeCheckResults(trx, ctx, checked, now));
@@ -62,7 +98,10 @@ export async function saveResults(ctx: TrackerContext, checked: readonly Checked
       written.push(...(await store.db.transaction().execute((trx) => writeCheckResults(trx, ctx, [one], now))));
     } catch (error) {
       if (store.caps.isUnavailable(error)) throw error;
-      logger.warn({ err: error, account: one.account.id }, 'the store refused this account\'s result; recorded as a failed check');
+      logger.warn(
+        { err: error, account: one.account.id },
+        "the store refused this account's result; recorded as a failed check",
+      );
       const reason = `the store refused the result: ${error instanceof Error ? error.message : String(error)}`;
       const retry = { account: one.account, result: failed(one.account, reason) };
       written.push(...(await store.db.transaction().execute((trx) => writeCheckResults(trx, ctx, [retry], now))));

@@ -66,8 +66,16 @@ export class Tracker implements TrackerView {
     this.owner = options.owner ?? `tracker-${randomUUID()}`;
     // Every request in flight and every waiter listens to the one stop signal.
     setMaxListeners(1_000, this.abort.signal);
-    this.lanes = options.clients.map((client) => createLane(client, options.store, options.clock, options.logger, options.dailyReadBudgets?.[client.platform]));
-    this.heartbeat = new Heartbeat(options.store, options.clock, options.logger, { owner: this.owner, role: options.role ?? 'serve' }, () => ({ checks: this.checked, batches: this.batches }));
+    this.lanes = options.clients.map((client) =>
+      createLane(client, options.store, options.clock, options.logger, options.dailyReadBudgets?.[client.platform]),
+    );
+    this.heartbeat = new Heartbeat(
+      options.store,
+      options.clock,
+      options.logger,
+      { owner: this.owner, role: options.role ?? 'serve' },
+      () => ({ checks: this.checked, batches: this.batches }),
+    );
     const shared: Omit<TrackerContext, 'lane' | 'owner'> = {
       store: options.store,
       clock: options.clock,
@@ -94,10 +102,15 @@ export class Tracker implements TrackerView {
     this.started = true;
     this.heartbeat.start();
     const { store, logger } = this.options;
-    this.dueListener = store.listenForDue(() => this.notify(), (error) => logger.warn({ err: error }, 'lost the store\'s due notifications; polling until they are back')).catch((error: unknown) => {
-      logger.warn({ err: error }, 'could not listen for due notifications; polling instead');
-      return null;
-    });
+    this.dueListener = store
+      .listenForDue(
+        () => this.notify(),
+        (error) => logger.warn({ err: error }, "lost the store's due notifications; polling until they are back"),
+      )
+      .catch((error: unknown) => {
+        logger.warn({ err: error }, 'could not listen for due notifications; polling instead');
+        return null;
+      });
     for (const lane of this.lanes.filter((l) => l.client.configured)) {
       const loop = new PollingLoop(
         {
@@ -120,7 +133,11 @@ export class Tracker implements TrackerView {
   /** Checks every account due now on every configured platform; resolves when none is left (or on stop). */
   async tick(): Promise<TickReport> {
     const report: TickReport = { checked: 0, released: 0, leaseLost: 0 };
-    await Promise.all(this.lanes.filter((lane) => lane.client.configured && lane.pausedUntil <= this.options.clock.now()).map((lane) => this.runLane(lane, report)));
+    await Promise.all(
+      this.lanes
+        .filter((lane) => lane.client.configured && lane.pausedUntil <= this.options.clock.now())
+        .map((lane) => this.runLane(lane, report)),
+    );
     return report;
   }
 
@@ -172,6 +189,13 @@ export class Tracker implements TrackerView {
     const platforms: TrackerStatus['platforms'] = {};
     for (const lane of this.lanes) platforms[lane.client.platform] = laneStatus(lane, now);
     const lastTickAt = this.lastTickAt === null ? null : new Date(this.lastTickAt).toISOString();
-    return { running: this.started && !this.stopping, owner: this.owner, lastTickAt, lastTickMs: this.lastTickMs, ticks: this.ticks, platforms };
+    return {
+      running: this.started && !this.stopping,
+      owner: this.owner,
+      lastTickAt,
+      lastTickMs: this.lastTickMs,
+      ticks: this.ticks,
+      platforms,
+    };
   }
 }

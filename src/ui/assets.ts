@@ -33,7 +33,11 @@ function load(): Map<AssetName, Asset> {
     const body = readFileSync(file);
     const hash = createHash('sha256').update(body).digest('hex').slice(0, 12);
     const [base, ext] = name.split('.') as [string, string];
-    assets.set(name, { path: `/ui/assets/${base}.${hash}.${ext}`, body, type: TYPES[ext] ?? 'application/octet-stream' });
+    assets.set(name, {
+      path: `/ui/assets/${base}.${hash}.${ext}`,
+      body,
+      type: TYPES[ext] ?? 'application/octet-stream',
+    });
   }
   return assets;
 }
@@ -47,9 +51,13 @@ export function assetUrl(name: AssetName): string {
 
 export function registerAssets(app: FastifyInstance): void {
   const byPath = new Map([...ASSETS.values()].map((asset) => [asset.path, asset]));
-  app.get('/ui/assets/:file', { config: { access: 'public', ui: 'public', rateLimit: false } }, async (request, reply) => {
-    const asset = byPath.get(request.url.split('?')[0] ?? '');
-    if (!asset) return reply.code(404).type('text/plain; charset=utf-8').send('No such file.');
-    return reply.type(asset.type).send(asset.body);
-  });
+  app.get(
+    '/ui/assets/:file',
+    { config: { access: 'public', ui: 'public', rateLimit: false } },
+    async (request, reply) => {
+      const asset = byPath.get(request.url.split('?')[0] ?? '');
+      if (!asset) return reply.code(404).type('text/plain; charset=utf-8').send('No such file.');
+      return reply.type(asset.type).send(asset.body);
+    },
+  );
 }

@@ -57,4 +57,3 @@ ${values.map((v, i) => html`<rect x="${i * 24 + 3}" y="${100 - (v / max) * 96}" 
 <tbody><tr>${values.map((v) => html`<td class="n">${v}</td>`)}</tr></tbody></table></div></details>
 </figure>`;
 }
-

@@ -5,7 +5,11 @@ const integer = new Intl.NumberFormat('en', { maximumFractionDigits: 0 });
 const decimal = new Intl.NumberFormat('en', { maximumFractionDigits: 2 });
 
 export function num(value: number | null | undefined): string {
-  return value === null || value === undefined ? '—' : Number.isInteger(value) ? integer.format(value) : decimal.format(value);
+  return value === null || value === undefined
+    ? '—'
+    : Number.isInteger(value)
+      ? integer.format(value)
+      : decimal.format(value);
 }
 
 export function signed(value: number | null | undefined): string {

@@ -33,7 +33,8 @@ function nav(session: UiSession, section: Section | undefined): Html {
   return html`<header class="top">
   <a class="brand" href="/ui/">perch</a>
   <nav aria-label="Main"><ul>${NAV.map(
-    ([id, label, href]) => html`<li><a href="${href}"${id === section ? html` aria-current="page"` : ''}>${label}</a></li>`,
+    ([id, label, href]) =>
+      html`<li><a href="${href}"${id === section ? html` aria-current="page"` : ''}>${label}</a></li>`,
   )}</ul></nav>
   <form class="who" method="post" action="/ui/sign-out">${csrfField(session)}
     <span>${session.username} <span class="role">${session.role}</span></span>
@@ -70,5 +71,7 @@ ${options.body}
 /** A message box: an error (the API's `detail`) or a notice. */
 export function notice(kind: 'error' | 'ok', text: string | null | undefined): Html {
   if (!text) return html``;
-  return kind === 'error' ? html`<p class="notice error" role="alert">${text}</p>` : html`<p class="notice ok" role="status">${text}</p>`;
+  return kind === 'error'
+    ? html`<p class="notice error" role="alert">${text}</p>`
+    : html`<p class="notice ok" role="status">${text}</p>`;
 }

@@ -33,7 +33,8 @@ const wantsJson = (request: FastifyRequest): boolean => (request.headers.accept 
 function errorPage(request: FastifyRequest, reply: FastifyReply, error: PerchError) {
   const problem = problemOf(error, String(request.id));
   reply.code(problem.status);
-  if (wantsJson(request)) return reply.type('application/problem+json; charset=utf-8').serializer(JSON.stringify).send(problem);
+  if (wantsJson(request))
+    return reply.type('application/problem+json; charset=utf-8').serializer(JSON.stringify).send(problem);
   const page = layout({
     title: problem.title,
     session: request.uiSession,
@@ -48,19 +49,28 @@ export default async function uiRoutes(app: FastifyInstance, deps: AppDeps) {
     route.schema = { ...route.schema, hide: true };
   });
   // Forms post url-encoded fields; only the dashboard reads them (the API speaks JSON).
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 65_536 }, (_request, body, done) => {
-    // A repeated field (checkboxes) becomes a list of its values.
-    const fields: Record<string, string | string[]> = {};
-    for (const [name, value] of new URLSearchParams(String(body))) {
-      const seen = fields[name];
-      fields[name] = seen === undefined ? value : ([] as string[]).concat(seen, value);
-    }
-    done(null, fields);
-  });
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: 65_536 },
+    (_request, body, done) => {
+      // A repeated field (checkboxes) becomes a list of its values.
+      const fields: Record<string, string | string[]> = {};
+      for (const [name, value] of new URLSearchParams(String(body))) {
+        const seen = fields[name];
+        fields[name] = seen === undefined ? value : ([] as string[]).concat(seen, value);
+      }
+      done(null, fields);
+    },
+  );
   registerSessions(app, deps);
   // Pages and assets are sent compressed when the browser accepts it (the API's answers are not:
   // this plugin is registered for the dashboard only). Pages mask their CSRF token (BREACH).
-  await app.register(compress, { global: true, threshold: 1_024, encodings: ['br', 'gzip'], brotliOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } } });
+  await app.register(compress, {
+    global: true,
+    threshold: 1_024,
+    encodings: ['br', 'gzip'],
+    brotliOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } },
+  });
   const csp = contentSecurityPolicy(deps.config.uiRemoteImages);
   // Runs after the app's own onSend hook, replacing the API's `default-src 'none'` for pages.
   // Fingerprinted assets never change under their name: cached for a year (the app's hook said no-store).

@@ -35,7 +35,10 @@ export function readCookie(request: FastifyRequest, name: string): string | null
 
 export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string, maxAgeMs: number): void {
   const secure = request.protocol === 'https' ? '; Secure' : '';
-  reply.header('set-cookie', `${COOKIE}=${token}; Path=/ui; HttpOnly; SameSite=Strict; Max-Age=${Math.max(0, Math.floor(maxAgeMs / 1000))}${secure}`);
+  reply.header(
+    'set-cookie',
+    `${COOKIE}=${token}; Path=/ui; HttpOnly; SameSite=Strict; Max-Age=${Math.max(0, Math.floor(maxAgeMs / 1000))}${secure}`,
+  );
 }
 
 export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void {
@@ -70,7 +73,10 @@ export function registerSessions(app: FastifyInstance, deps: AppDeps): void {
       return reply.redirect(`/ui/sign-in${next}`, 303);
     }
     if (access === 'admin' && request.uiSession.role !== 'admin') {
-      throw new PerchError('forbidden', 'This needs an admin key; you are signed in with an app key, which can only read.');
+      throw new PerchError(
+        'forbidden',
+        'This needs an admin key; you are signed in with an app key, which can only read.',
+      );
     }
   });
   // After the body is parsed: a form carries the token in `_csrf`, a script in `x-csrf-token`.
@@ -80,7 +86,10 @@ export function registerSessions(app: FastifyInstance, deps: AppDeps): void {
     const body = request.body as Record<string, unknown> | null | undefined;
     const presented = request.headers['x-csrf-token'] ?? (body && typeof body === 'object' ? body._csrf : undefined);
     if (!csrfMatches(request.uiSession, presented)) {
-      throw new PerchError('forbidden', 'This request is missing its CSRF token or it does not match your session; reload the page and try again.');
+      throw new PerchError(
+        'forbidden',
+        'This request is missing its CSRF token or it does not match your session; reload the page and try again.',
+      );
     }
   });
 }

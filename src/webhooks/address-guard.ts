@@ -6,10 +6,30 @@ import { BlockList, isIP } from 'node:net';
 // Addresses a webhook must not reach unless WEBHOOK_ALLOW_PRIVATE: the server's own and its
 // network's (loopback, private, carrier NAT, link-local with cloud metadata, multicast, reserved).
 const blocked = new BlockList();
-for (const [net, prefix] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4]] as const) {
+for (const [net, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
   blocked.addSubnet(net, prefix, 'ipv4');
 }
-for (const [net, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['64:ff9b::', 96], ['2001:db8::', 32]] as const) {
+for (const [net, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['64:ff9b::', 96],
+  ['2001:db8::', 32],
+] as const) {
   blocked.addSubnet(net, prefix, 'ipv6');
 }
 
@@ -27,7 +47,11 @@ export function isPrivateAddress(address: string): boolean {
 /** Every address `host` resolves to now. */
 export async function resolveAll(host: string): Promise<string[]> {
   if (isIP(host) !== 0) return [host];
-  return new Promise((resolve, reject) => dnsLookup(host, { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses.map((a) => a.address)))));
+  return new Promise((resolve, reject) =>
+    dnsLookup(host, { all: true }, (error, addresses) =>
+      error ? reject(error) : resolve(addresses.map((a) => a.address)),
+    ),
+  );
 }
 
 /** The host of a URL as the resolver wants it (no brackets around IPv6). */

@@ -9,11 +9,22 @@ import { Deliverer } from './deliverer.ts';
 
 export const NO_DELIVERY_METRICS: DeliveryMetrics = { attempt: () => {} };
 
-export function createDeliverer(config: Config, store: Store, logger: Logger, keyHashSecret: string, options: { clock?: SleepingClock; metrics?: DeliveryMetrics } = {}): Deliverer {
+export function createDeliverer(
+  config: Config,
+  store: Store,
+  logger: Logger,
+  keyHashSecret: string,
+  options: { clock?: SleepingClock; metrics?: DeliveryMetrics } = {},
+): Deliverer {
   return new Deliverer({
     store,
     clock: options.clock ?? systemClock,
-    settings: { timeoutMs: config.webhookTimeoutMs, retryScheduleMs: config.webhookRetryScheduleMs, allowPrivate: config.webhookAllowPrivate, sealKey: webhookSealKey(keyHashSecret) },
+    settings: {
+      timeoutMs: config.webhookTimeoutMs,
+      retryScheduleMs: config.webhookRetryScheduleMs,
+      allowPrivate: config.webhookAllowPrivate,
+      sealKey: webhookSealKey(keyHashSecret),
+    },
     metrics: options.metrics ?? NO_DELIVERY_METRICS,
     logger: logger.child({ component: 'webhooks' }),
     random: Math.random,

@@ -34,7 +34,8 @@ export interface DeliveryContext {
 /** The signing secrets of an endpoint now: the current one, and the previous one during its overlap. */
 export function signingSecrets(hook: WebhookRecord, sealKey: Buffer, now: number): string[] {
   const secrets = [open(hook.secret, sealKey)];
-  if (hook.previousSecret !== null && (hook.previousSecretUntil ?? 0) > now) secrets.push(open(hook.previousSecret, sealKey));
+  if (hook.previousSecret !== null && (hook.previousSecretUntil ?? 0) > now)
+    secrets.push(open(hook.previousSecret, sealKey));
   return secrets.filter((s): s is string => s !== null);
 }
 
@@ -43,7 +44,12 @@ export function deliveryBody(event: ClaimedDelivery['event']): string {
   return JSON.stringify({ id: event.id, type: event.type, timestamp: event.createdAt, data: event.data });
 }
 
-export async function deliverOne(ctx: DeliveryContext, owner: string, delivery: ClaimedDelivery, hook: WebhookRecord): Promise<void> {
+export async function deliverOne(
+  ctx: DeliveryContext,
+  owner: string,
+  delivery: ClaimedDelivery,
+  hook: WebhookRecord,
+): Promise<void> {
   const { clock, settings } = ctx;
   const body = deliveryBody(delivery.event);
   const parsed = parseWebhookUrl(hook.url);
@@ -52,16 +58,29 @@ export async function deliverOne(ctx: DeliveryContext, owner: string, delivery: 
   let durationMs = 0;
   if (!parsed.ok || secrets.length === 0) {
     // A secret that does not open means KEY_HASH_SECRET changed: nothing could be signed.
-    outcome = { kind: 'failed', status: null, error: parsed.ok ? 'the signing secret cannot be read (was KEY_HASH_SECRET changed?)' : 'the URL is not valid' };
+    outcome = {
+      kind: 'failed',
+      status: null,
+      error: parsed.ok ? 'the signing secret cannot be read (was KEY_HASH_SECRET changed?)' : 'the URL is not valid',
+    };
   } else {
-    const result = await postJson(parsed.url, signedHeaders(delivery.event.id, clock.now(), body, secrets), body, { timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivate });
+    const result = await postJson(parsed.url, signedHeaders(delivery.event.id, clock.now(), body, secrets), body, {
+      timeoutMs: settings.timeoutMs,
+      allowPrivate: settings.allowPrivate,
+    });
     durationMs = result.durationMs;
-    outcome = result.error === null && result.status !== null ? { kind: 'delivered', status: result.status } : { kind: 'failed', status: result.status, error: result.error ?? 'no answer' };
+    outcome =
+      result.error === null && result.status !== null
+        ? { kind: 'delivered', status: result.status }
+        : { kind: 'failed', status: result.status, error: result.error ?? 'no answer' };
   }
   const now = clock.now();
   const attempt = delivery.attempts + 1;
   const reason = disableReason(outcome, hook.failingSince ?? now, now);
-  const retryAt = outcome.kind === 'failed' && reason === null ? nextRetryAt(attempt, settings.retryScheduleMs, now, ctx.random) : null;
+  const retryAt =
+    outcome.kind === 'failed' && reason === null
+      ? nextRetryAt(attempt, settings.retryScheduleMs, now, ctx.random)
+      : null;
   const kind = outcome.kind === 'delivered' ? 'delivered' : retryAt === null ? 'failed' : 'retry';
   const written = await ctx.store.db.transaction().execute(async (trx) => {
     const ok = await finishAttempt(trx, owner, {
@@ -77,10 +96,20 @@ export async function deliverOne(ctx: DeliveryContext, owner: string, delivery: 
       nextRetryAt: retryAt,
       outcome: kind,
     });
-    if (ok) await recordEndpointOutcome(trx, hook.id, outcome.kind === 'delivered' ? { ok: true } : { ok: false, disableReason: reason }, now);
+    if (ok)
+      await recordEndpointOutcome(
+        trx,
+        hook.id,
+        outcome.kind === 'delivered' ? { ok: true } : { ok: false, disableReason: reason },
+        now,
+      );
     return ok;
   });
   ctx.metrics.attempt(kind, durationMs / 1000);
-  if (!written) ctx.logger.warn({ delivery: delivery.id, webhook: hook.id }, 'delivery lease lost before its outcome was written; another process will try it again');
+  if (!written)
+    ctx.logger.warn(
+      { delivery: delivery.id, webhook: hook.id },
+      'delivery lease lost before its outcome was written; another process will try it again',
+    );
   if (reason !== null) ctx.logger.warn({ webhook: hook.id, reason }, 'webhook endpoint disabled');
 }

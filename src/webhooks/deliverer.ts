@@ -5,7 +5,12 @@
 // while the others' deliveries go on; the rest of its queue is left unclaimed for later.
 import { randomUUID } from 'node:crypto';
 import { purgeEvents } from '../storage/events-repo.ts';
-import { claimDeliveries, nextDeliveryDueAt, releaseDeliveries, type ClaimedDelivery } from '../storage/deliveries-repo.ts';
+import {
+  claimDeliveries,
+  nextDeliveryDueAt,
+  releaseDeliveries,
+  type ClaimedDelivery,
+} from '../storage/deliveries-repo.ts';
 import { findWebhooks } from '../storage/webhooks-repo.ts';
 import { deliverOne, type DeliveryContext } from './deliver-one.ts';
 
@@ -65,7 +70,12 @@ export class Deliverer {
   }
 
   status(): DelivererStatus {
-    return { running: this.loop !== null && !this.stopping, owner: this.owner, inFlight: this.inFlight.size, lastPollAt: this.lastPollAt === null ? null : new Date(this.lastPollAt).toISOString() };
+    return {
+      running: this.loop !== null && !this.stopping,
+      owner: this.owner,
+      inFlight: this.inFlight.size,
+      lastPollAt: this.lastPollAt === null ? null : new Date(this.lastPollAt).toISOString(),
+    };
   }
 
   /** One round, for tests on a virtual clock: claim what is due now, send it all, and return how many were sent. */
@@ -118,7 +128,13 @@ export class Deliverer {
     // Longer than any attempt can take (the timeout, then one write), so a delivery in flight never
     // loses its lease to another process; a crashed process's deliveries come back after it.
     const leaseMs = settings.timeoutMs * 2 + 5_000;
-    const claimed = await claimDeliveries(store.db, store.caps, { owner: this.owner, now, leaseMs, limit: free, skipWebhooks: full });
+    const claimed = await claimDeliveries(store.db, store.caps, {
+      owner: this.owner,
+      now,
+      leaseMs,
+      limit: free,
+      skipWebhooks: full,
+    });
     if (claimed.length === 0) return 0;
     const hooks = await findWebhooks(store.reader, [...new Set(claimed.map((c) => c.webhookId))]);
     const surplus: number[] = [];
@@ -140,7 +156,12 @@ export class Deliverer {
   private begin(delivery: ClaimedDelivery, hook: Parameters<typeof deliverOne>[3]): void {
     this.byEndpoint.set(hook.id, (this.byEndpoint.get(hook.id) ?? 0) + 1);
     const work = deliverOne(this.options, this.owner, delivery, hook)
-      .catch((error: unknown) => this.options.logger.warn({ err: error, delivery: delivery.id }, 'delivery could not be completed; it will be tried again when its lease ends'))
+      .catch((error: unknown) =>
+        this.options.logger.warn(
+          { err: error, delivery: delivery.id },
+          'delivery could not be completed; it will be tried again when its lease ends',
+        ),
+      )
       .finally(() => {
         this.inFlight.delete(delivery.id);
         const left = (this.byEndpoint.get(hook.id) ?? 1) - 1;

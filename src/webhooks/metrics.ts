@@ -7,8 +7,18 @@ import type { Store } from '../storage/store.ts';
 import type { DeliveryMetrics } from './deliver-one.ts';
 
 export function webhookMetrics(registry: Registry, store: Store, clock: Clock): DeliveryMetrics {
-  const attempts = new Counter({ name: 'perch_webhook_deliveries_total', help: 'Webhook delivery attempts by outcome (delivered, retry, failed) in this process.', labelNames: ['outcome'] as const, registers: [registry] });
-  const latency = new Histogram({ name: 'perch_webhook_delivery_seconds', help: 'Time of one delivery attempt, until the answer or the timeout.', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [registry] });
+  const attempts = new Counter({
+    name: 'perch_webhook_deliveries_total',
+    help: 'Webhook delivery attempts by outcome (delivered, retry, failed) in this process.',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'perch_webhook_delivery_seconds',
+    help: 'Time of one delivery attempt, until the answer or the timeout.',
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
   // Both describe the whole deployment (read from the store): aggregate them with max, not sum.
   let cached: { at: number; value: Promise<{ pending: number; oldestDueAt: number | null }> } | null = null;
   const state = () => {

@@ -24,7 +24,9 @@ export interface OutboundResult {
 
 export class RefusedAddressError extends Error {
   constructor(host: string) {
-    super(`${host} resolves to a private, loopback, link-local or multicast address (set WEBHOOK_ALLOW_PRIVATE=true to allow it)`);
+    super(
+      `${host} resolves to a private, loopback, link-local or multicast address (set WEBHOOK_ALLOW_PRIVATE=true to allow it)`,
+    );
     this.name = 'RefusedAddressError';
   }
 }
@@ -36,7 +38,8 @@ function guardedLookup(allowPrivate: boolean) {
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, []);
-      if (!allowPrivate && addresses.some((a) => isPrivateAddress(a.address))) return callback(new RefusedAddressError(hostname), []);
+      if (!allowPrivate && addresses.some((a) => isPrivateAddress(a.address)))
+        return callback(new RefusedAddressError(hostname), []);
       if (options.all) return callback(null, addresses);
       const first = addresses[0];
       if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), []);
@@ -47,20 +50,38 @@ function guardedLookup(allowPrivate: boolean) {
 
 // Connections are kept for the next delivery to the same endpoint: its address was checked when
 // the connection was made, and a busy endpoint is spared a TCP (and TLS) handshake per event.
-const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 64, timeout: 30_000 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 64, timeout: 30_000 }) };
+const agents = {
+  http: new HttpAgent({ keepAlive: true, maxSockets: 64, timeout: 30_000 }),
+  https: new HttpsAgent({ keepAlive: true, maxSockets: 64, timeout: 30_000 }),
+};
 
 /** POSTs `body`; resolves with the outcome, never rejects. */
-export function postJson(url: URL, headers: Record<string, string>, body: string, options: OutboundOptions): Promise<OutboundResult> {
+export function postJson(
+  url: URL,
+  headers: Record<string, string>,
+  body: string,
+  options: OutboundOptions,
+): Promise<OutboundResult> {
   const started = performance.now();
-  const done = (status: number | null, error: string | null): OutboundResult => ({ status, error, durationMs: Math.round(performance.now() - started) });
+  const done = (status: number | null, error: string | null): OutboundResult => ({
+    status,
+    error,
+    durationMs: Math.round(performance.now() - started),
+  });
   const host = hostOf(url);
   // A literal address never goes through lookup: check it here.
-  if (isIP(host) !== 0 && !options.allowPrivate && isPrivateAddress(host)) return Promise.resolve(done(null, new RefusedAddressError(host).message));
+  if (isIP(host) !== 0 && !options.allowPrivate && isPrivateAddress(host))
+    return Promise.resolve(done(null, new RefusedAddressError(host).message));
   return new Promise((resolve) => {
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const req = send(url, {
       method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'perch-webhooks' },
+      headers: {
+        ...headers,
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+        'user-agent': 'perch-webhooks',
+      },
       lookup: guardedLookup(options.allowPrivate) as never,
       signal: AbortSignal.timeout(options.timeoutMs),
       agent: url.protocol === 'https:' ? agents.https : agents.http,
@@ -87,7 +108,12 @@ export function postJson(url: URL, headers: Record<string, string>, body: string
       res.on('close', cut);
     });
     req.on('error', (error: NodeJS.ErrnoException) => {
-      const reason = error.name === 'AbortError' || error.name === 'TimeoutError' ? `no answer within ${options.timeoutMs / 1000} s` : error instanceof RefusedAddressError ? error.message : `${error.code ?? 'network error'}: ${error.message}`;
+      const reason =
+        error.name === 'AbortError' || error.name === 'TimeoutError'
+          ? `no answer within ${options.timeoutMs / 1000} s`
+          : error instanceof RefusedAddressError
+            ? error.message
+            : `${error.code ?? 'network error'}: ${error.message}`;
       resolve(done(null, reason.slice(0, 300)));
     });
     req.end(body);

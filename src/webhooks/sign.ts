@@ -3,7 +3,12 @@
 // https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md
 import { Webhook } from 'standardwebhooks';
 
-export function signedHeaders(eventId: string, timestampMs: number, body: string, secrets: readonly string[]): Record<string, string> {
+export function signedHeaders(
+  eventId: string,
+  timestampMs: number,
+  body: string,
+  secrets: readonly string[],
+): Record<string, string> {
   const at = new Date(timestampMs);
   return {
     'webhook-id': eventId,

@@ -24,11 +24,32 @@ test('the dashboard in Chromium', { skip: skipReason() ?? false, timeout: 120_00
   x.addUser({ username: 'alice', followers: 500 });
   x.addUser({ username: 'albert', followers: 200 });
   x.addUsers(60, 'user');
-  x.addPost(jack.id, { text: 'hello #perch https://example.com', hashtags: ['perch'], likes: 4, createdAt: '2026-11-23T11:00:00.000Z' });
+  x.addPost(jack.id, {
+    text: 'hello #perch https://example.com',
+    hashtags: ['perch'],
+    likes: 4,
+    createdAt: '2026-11-23T11:00:00.000Z',
+  });
   bsky.addUser({ handle: 'carol.bsky.social', followers: 300 });
-  const api = await build(t, {}, { X_BEARER_TOKEN: X_TOKEN, X_API_BASE_URL: x.url, BLUESKY_API_BASE_URL: bsky.url, WEBHOOK_ALLOW_PRIVATE: 'true' });
-  const names = ['username,tags', 'jack,founders', 'alice,founders', 'albert', 'carol.bsky.social', ...Array.from({ length: 60 }, (_, i) => `user${i}`)];
-  const imported = await api.app.inject({ method: 'POST', url: '/api/admin/insert', headers: admin, payload: { file: `${names.join('\n')}\n` } });
+  const api = await build(
+    t,
+    {},
+    { X_BEARER_TOKEN: X_TOKEN, X_API_BASE_URL: x.url, BLUESKY_API_BASE_URL: bsky.url, WEBHOOK_ALLOW_PRIVATE: 'true' },
+  );
+  const names = [
+    'username,tags',
+    'jack,founders',
+    'alice,founders',
+    'albert',
+    'carol.bsky.social',
+    ...Array.from({ length: 60 }, (_, i) => `user${i}`),
+  ];
+  const imported = await api.app.inject({
+    method: 'POST',
+    url: '/api/admin/insert',
+    headers: admin,
+    payload: { file: `${names.join('\n')}\n` },
+  });
   assert.equal(imported.statusCode, 200);
   // Three checks an hour apart: jack's history holds three points.
   await api.tracker?.tick();
@@ -55,14 +76,19 @@ test('the dashboard in Chromium', { skip: skipReason() ?? false, timeout: 120_00
     assert.equal(cookies[0]?.sameSite, 'Strict');
     assert.ok(!cookies.some((c) => c.value.includes(ADMIN_KEY)));
     const nav = page.getByRole('navigation', { name: 'Main' });
-    for (const name of ['Overview', 'Accounts', 'Compare', 'Import', 'Keys', 'Webhooks', 'Events']) await nav.getByRole('link', { name, exact: true }).waitFor();
+    for (const name of ['Overview', 'Accounts', 'Compare', 'Import', 'Keys', 'Webhooks', 'Events'])
+      await nav.getByRole('link', { name, exact: true }).waitFor();
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
   });
 
   await t.test('the Overview counts accounts per status and platform', async () => {
     const row = page.locator('#accounts-by-status tr[data-status="active"]');
     assert.deepEqual(await row.locator('td').allInnerTexts(), ['63', '1', '64']);
-    assert.deepEqual(await page.locator('#accounts-by-status tr[data-status="all"] td').allInnerTexts(), ['63', '1', '64']);
+    assert.deepEqual(await page.locator('#accounts-by-status tr[data-status="all"] td').allInnerTexts(), [
+      '63',
+      '1',
+      '64',
+    ]);
     await screenshot(page, 'overview');
   });
 
@@ -88,28 +114,36 @@ test('the dashboard in Chromium', { skip: skipReason() ?? false, timeout: 120_00
     await screenshot(page, 'accounts');
   });
 
-  await t.test("an account page: its heading, a Followers chart holding the history's points, the analysis", async () => {
-    await page.getByRole('link', { name: 'jack', exact: true }).click();
-    await page.getByRole('heading', { name: 'jack', level: 1 }).waitFor();
-    const history = (await api.app.inject({ method: 'GET', url: '/api/accounts/x/jack/history', headers: admin })).json<{ data: { followers: number }[] }>();
-    assert.equal(history.data.length, 3);
-    const chart = page.getByRole('img', { name: /^Followers/ });
-    await chart.waitFor();
-    await page.locator('#followers-chart canvas').first().waitFor({ state: 'attached' });
-    assert.equal(await chart.getAttribute('data-points'), String(history.data.length));
-    assert.match((await chart.getAttribute('aria-label')) ?? '', /3 points, from 1,000 to 1,030/);
-    await page.getByText('The numbers as a table').click();
-    assert.ok(await page.getByRole('cell', { name: '1,030' }).first().isVisible());
-    await page.getByRole('img', { name: /Own posts per UTC hour/ }).waitFor();
-    await page.locator('ol.top li', { hasText: '#perch' }).waitFor();
-    await screenshot(page, 'account');
-    await page.getByRole('button', { name: 'Pause' }).click();
-    await page.getByText('Tracking is paused.').waitFor();
-    await page.getByRole('button', { name: 'Resume' }).click();
-    await page.getByText('Tracking is resumed.').waitFor();
-    const download = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download the history (CSV)' }).click()]).then(([d]) => d);
-    assert.equal(download.suggestedFilename(), 'x-jack-history.csv');
-  });
+  await t.test(
+    "an account page: its heading, a Followers chart holding the history's points, the analysis",
+    async () => {
+      await page.getByRole('link', { name: 'jack', exact: true }).click();
+      await page.getByRole('heading', { name: 'jack', level: 1 }).waitFor();
+      const history = (
+        await api.app.inject({ method: 'GET', url: '/api/accounts/x/jack/history', headers: admin })
+      ).json<{ data: { followers: number }[] }>();
+      assert.equal(history.data.length, 3);
+      const chart = page.getByRole('img', { name: /^Followers/ });
+      await chart.waitFor();
+      await page.locator('#followers-chart canvas').first().waitFor({ state: 'attached' });
+      assert.equal(await chart.getAttribute('data-points'), String(history.data.length));
+      assert.match((await chart.getAttribute('aria-label')) ?? '', /3 points, from 1,000 to 1,030/);
+      await page.getByText('The numbers as a table').click();
+      assert.ok(await page.getByRole('cell', { name: '1,030' }).first().isVisible());
+      await page.getByRole('img', { name: /Own posts per UTC hour/ }).waitFor();
+      await page.locator('ol.top li', { hasText: '#perch' }).waitFor();
+      await screenshot(page, 'account');
+      await page.getByRole('button', { name: 'Pause' }).click();
+      await page.getByText('Tracking is paused.').waitFor();
+      await page.getByRole('button', { name: 'Resume' }).click();
+      await page.getByText('Tracking is resumed.').waitFor();
+      const download = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('link', { name: 'Download the history (CSV)' }).click(),
+      ]).then(([d]) => d);
+      assert.equal(download.suggestedFilename(), 'x-jack-history.csv');
+    },
+  );
 
   await t.test('Compare overlays accounts as % change', async () => {
     await page.getByRole('link', { name: 'Compare', exact: true }).click();
@@ -126,11 +160,21 @@ test('the dashboard in Chromium', { skip: skipReason() ?? false, timeout: 120_00
 
   await t.test('Import: upload progress and the per-row report with the rejected line', async () => {
     await page.getByRole('link', { name: 'Import', exact: true }).click();
-    await page.getByLabel('CSV file').setInputFiles({ name: 'more.csv', mimeType: 'text/csv', buffer: Buffer.from('username\nnewbie\nbad name!\njack\n') });
+    await page
+      .getByLabel('CSV file')
+      .setInputFiles({
+        name: 'more.csv',
+        mimeType: 'text/csv',
+        buffer: Buffer.from('username\nnewbie\nbad name!\njack\n'),
+      });
     await page.getByRole('button', { name: 'Upload' }).click();
     await page.getByRole('heading', { name: 'Import report' }).waitFor();
     const rejected = page.locator('#rejected tbody tr');
-    assert.deepEqual(await rejected.locator('td').allInnerTexts(), ['3', 'bad name!', 'X usernames are 1-15 letters, digits or _']);
+    assert.deepEqual(await rejected.locator('td').allInnerTexts(), [
+      '3',
+      'bad name!',
+      'X usernames are 1-15 letters, digits or _',
+    ]);
     assert.equal(await page.locator('#upload-progress').getAttribute('value'), '100');
     assert.match(await page.getByRole('status').first().innerText(), /more\.csv: 100 %/);
     assert.equal(await page.locator('#past-imports tbody tr').count(), 2);
@@ -157,7 +201,10 @@ test('the dashboard in Chromium', { skip: skipReason() ?? false, timeout: 120_00
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: /^Revoke perch_\w+… of temporary$/ }).click();
     await page.getByText('The key is revoked.').waitFor();
-    assert.equal((await api.app.inject({ method: 'GET', url: '/api/me', headers: { 'x-api-key': doomed } })).statusCode, 401);
+    assert.equal(
+      (await api.app.inject({ method: 'GET', url: '/api/me', headers: { 'x-api-key': doomed } })).statusCode,
+      401,
+    );
   });
 
   await t.test('Webhooks: created with its secret shown once, a test sent; Events follows the log live', async () => {
@@ -173,8 +220,14 @@ test('the dashboard in Chromium', { skip: skipReason() ?? false, timeout: 120_00
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Events', exact: true }).click();
     await page.locator('#events tbody tr', { hasText: 'webhook.test' }).first().waitFor();
     const before = await page.locator('#events tbody tr').count();
-    const hooks = (await api.app.inject({ method: 'GET', url: '/api/admin/webhooks', headers: admin })).json<{ data: { id: string }[] }>();
-    const sent = await api.app.inject({ method: 'POST', url: `/api/admin/webhooks/${hooks.data[0]?.id}/test`, headers: admin });
+    const hooks = (await api.app.inject({ method: 'GET', url: '/api/admin/webhooks', headers: admin })).json<{
+      data: { id: string }[];
+    }>();
+    const sent = await api.app.inject({
+      method: 'POST',
+      url: `/api/admin/webhooks/${hooks.data[0]?.id}/test`,
+      headers: admin,
+    });
     assert.equal(sent.statusCode, 202);
     // No reload: the page asks for what came after its newest row.
     await page.locator('#events tbody tr').nth(before).waitFor({ timeout: 15_000 });
@@ -182,13 +235,23 @@ test('the dashboard in Chromium', { skip: skipReason() ?? false, timeout: 120_00
   });
 
   await t.test('a replayed state-changing request without its CSRF token is refused and changes nothing', async () => {
-    const before = (await api.app.inject({ method: 'GET', url: '/api/admin/api-keys', headers: admin })).json<{ data: unknown[] }>().data.length;
-    const replay = await page.request.post(`${base}/ui/keys`, { form: { username: 'forged', role: 'admin' }, maxRedirects: 0 });
+    const before = (await api.app.inject({ method: 'GET', url: '/api/admin/api-keys', headers: admin })).json<{
+      data: unknown[];
+    }>().data.length;
+    const replay = await page.request.post(`${base}/ui/keys`, {
+      form: { username: 'forged', role: 'admin' },
+      maxRedirects: 0,
+    });
     assert.equal(replay.status(), 403);
     assert.match(await replay.text(), /CSRF token/);
-    const wrong = await page.request.post(`${base}/ui/keys`, { form: { username: 'forged', role: 'admin', _csrf: 'x'.repeat(43) }, maxRedirects: 0 });
+    const wrong = await page.request.post(`${base}/ui/keys`, {
+      form: { username: 'forged', role: 'admin', _csrf: 'x'.repeat(43) },
+      maxRedirects: 0,
+    });
     assert.equal(wrong.status(), 403);
-    const after = (await api.app.inject({ method: 'GET', url: '/api/admin/api-keys', headers: admin })).json<{ data: unknown[] }>().data.length;
+    const after = (await api.app.inject({ method: 'GET', url: '/api/admin/api-keys', headers: admin })).json<{
+      data: unknown[];
+    }>().data.length;
     assert.equal(after, before);
   });
 
@@ -203,39 +266,59 @@ test('the dashboard in Chromium', { skip: skipReason() ?? false, timeout: 120_00
     await reader.page.getByText('This needs an admin key').waitFor();
     const forged = await reader.page.request.post(`${base}/ui/accounts/x/jack/pause`, { form: {}, maxRedirects: 0 });
     assert.equal(forged.status(), 403);
-    const id = (await api.app.inject({ method: 'GET', url: '/api/admin/api-keys', headers: admin })).json<{ data: { id: string; username: string }[] }>().data.find((k) => k.username === 'reader')?.id;
-    assert.equal((await api.app.inject({ method: 'DELETE', url: `/api/admin/api-keys/${id}`, headers: admin })).statusCode, 200);
+    const id = (await api.app.inject({ method: 'GET', url: '/api/admin/api-keys', headers: admin }))
+      .json<{ data: { id: string; username: string }[] }>()
+      .data.find((k) => k.username === 'reader')?.id;
+    assert.equal(
+      (await api.app.inject({ method: 'DELETE', url: `/api/admin/api-keys/${id}`, headers: admin })).statusCode,
+      200,
+    );
     await reader.page.goto(`${base}/ui/accounts`);
     assert.equal(new URL(reader.page.url()).pathname, '/ui/sign-in');
   });
 
   await t.test('at 375 px every page fits without sideways scrolling', async () => {
     await page.setViewportSize({ width: 375, height: 800 });
-    for (const path of ['/ui/', '/ui/accounts', '/ui/accounts/x/jack', '/ui/compare?accounts=jack,alice', '/ui/import', '/ui/keys', '/ui/webhooks', '/ui/events']) {
+    for (const path of [
+      '/ui/',
+      '/ui/accounts',
+      '/ui/accounts/x/jack',
+      '/ui/compare?accounts=jack,alice',
+      '/ui/import',
+      '/ui/keys',
+      '/ui/webhooks',
+      '/ui/events',
+    ]) {
       await page.goto(`${base}${path}`);
-      assert.ok(await fitsWidth(page), `${path} is wider than 375 px: ${await page.evaluate("[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 376 && !e.closest('.table-wrap')).slice(0, 3).map((e) => e.tagName + '.' + e.className).join(' ')")}`);
+      assert.ok(
+        await fitsWidth(page),
+        `${path} is wider than 375 px: ${await page.evaluate("[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > 376 && !e.closest('.table-wrap')).slice(0, 3).map((e) => e.tagName + '.' + e.className).join(' ')")}`,
+      );
     }
     await page.goto(`${base}/ui/accounts/x/jack`);
     await screenshot(page, 'account-375');
     await page.setViewportSize({ width: 1024, height: 680 });
   });
 
-  await t.test('keyboard: the first Tab reaches the skip link with a visible focus ring; dark mode follows the system', async () => {
-    await page.goto(`${base}/ui/accounts`);
-    await page.keyboard.press('Tab');
-    assert.equal(await page.evaluate('document.activeElement.textContent'), 'Skip to content');
-    assert.notEqual(await page.evaluate('getComputedStyle(document.activeElement).outlineStyle'), 'none');
-    await page.keyboard.press('Enter');
-    await page.keyboard.press('Tab');
-    assert.equal(await page.evaluate('document.activeElement.id'), 'q');
-    const light = await page.evaluate('getComputedStyle(document.body).backgroundColor');
-    await page.emulateMedia({ colorScheme: 'dark' });
-    const dark = await page.evaluate('getComputedStyle(document.body).backgroundColor');
-    assert.notEqual(dark, light);
-    await page.goto(`${base}/ui/accounts/x/jack`);
-    await screenshot(page, 'account-dark');
-    await page.emulateMedia({ colorScheme: 'light' });
-  });
+  await t.test(
+    'keyboard: the first Tab reaches the skip link with a visible focus ring; dark mode follows the system',
+    async () => {
+      await page.goto(`${base}/ui/accounts`);
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate('document.activeElement.textContent'), 'Skip to content');
+      assert.notEqual(await page.evaluate('getComputedStyle(document.activeElement).outlineStyle'), 'none');
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate('document.activeElement.id'), 'q');
+      const light = await page.evaluate('getComputedStyle(document.body).backgroundColor');
+      await page.emulateMedia({ colorScheme: 'dark' });
+      const dark = await page.evaluate('getComputedStyle(document.body).backgroundColor');
+      assert.notEqual(dark, light);
+      await page.goto(`${base}/ui/accounts/x/jack`);
+      await screenshot(page, 'account-dark');
+      await page.emulateMedia({ colorScheme: 'light' });
+    },
+  );
 
   await t.test('Sign out ends the session', async () => {
     await page.goto(`${base}/ui/`);

@@ -17,7 +17,16 @@ export function skipReason(): string | null {
   return null;
 }
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export interface Browser {
   context: BrowserContext;
@@ -27,9 +36,18 @@ export interface Browser {
 }
 
 /** A fresh browser profile (its own cookies), closed and deleted after the test. */
-export async function openBrowser(t: TestContext | { after(fn: () => Promise<void>): void }, viewport = { width: 1024, height: 680 }): Promise<Browser> {
+export async function openBrowser(
+  t: TestContext | { after(fn: () => Promise<void>): void },
+  viewport = { width: 1024, height: 680 },
+): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'perch-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, viewport, colorScheme: 'light' });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport,
+    colorScheme: 'light',
+  });
   context.setDefaultTimeout(20_000);
   const requests: string[] = [];
   context.on('request', (request) => requests.push(request.url()));

@@ -35,7 +35,13 @@ describe('perch import', () => {
     writeFileSync(join(dir, 'direct.csv'), DIRECT_CSV);
     writeFileSync(join(dir, 'remote.csv'), REMOTE_CSV);
     writeFileSync(join(dir, 'unusable.csv'), UNUSABLE_CSV);
-    const config = createConfig({ DATABASE_URL: store.url, KEY_HASH_SECRET: SECRET, ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'silent', TRACKER: 'off' });
+    const config = createConfig({
+      DATABASE_URL: store.url,
+      KEY_HASH_SECRET: SECRET,
+      ADMIN_API_KEY: ADMIN_KEY,
+      LOG_LEVEL: 'silent',
+      TRACKER: 'off',
+    });
     ({ app } = await composeApp(config, { logger: createLogger('silent', { pretty: false }) }));
     await app.listen({ port: 0, host: '127.0.0.1' });
     url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -56,7 +62,11 @@ describe('perch import', () => {
 
     const check = await openStore(store.url);
     try {
-      const rows = await check.db.selectFrom('accounts').select(['platform', 'username', 'note']).orderBy('username').execute();
+      const rows = await check.db
+        .selectFrom('accounts')
+        .select(['platform', 'username', 'note'])
+        .orderBy('username')
+        .execute();
       assert.deepEqual(rows, [
         { platform: 'x', username: 'alice', note: null },
         { platform: 'x', username: 'bob', note: null },
@@ -68,7 +78,10 @@ describe('perch import', () => {
   });
 
   it('streams a file to a running server with --url and prints its report', async () => {
-    const result = await perch(['import', join(dir, 'remote.csv'), '--url', url, '--json'], { ...env, PERCH_API_KEY: ADMIN_KEY });
+    const result = await perch(['import', join(dir, 'remote.csv'), '--url', url, '--json'], {
+      ...env,
+      PERCH_API_KEY: ADMIN_KEY,
+    });
     assert.equal(result.code, 0, result.stderr);
     const report = JSON.parse(result.stdout) as Record<string, unknown>;
     assert.match(String(report.importId), /^imp_/);
@@ -83,7 +96,14 @@ describe('perch import', () => {
         reactivated: 0,
         alreadyTracked: 0,
         duplicates: 1,
-        rejected: [{ line: 4, value: 'not valid!!', code: 'invalid_username', reason: 'X usernames are 1-15 letters, digits or _' }],
+        rejected: [
+          {
+            line: 4,
+            value: 'not valid!!',
+            code: 'invalid_username',
+            reason: 'X usernames are 1-15 letters, digits or _',
+          },
+        ],
         rejectedCount: 1,
         rejectedTruncated: false,
         warnings: [],

@@ -20,7 +20,13 @@ describe('perch keys', () => {
     store = await freshStoreUrl();
     env = { DATABASE_URL: store.url };
     // The server sees a revocation on its next lookup (KEY_CACHE_TTL=0), as another process would after the TTL.
-    const config = createConfig({ DATABASE_URL: store.url, KEY_HASH_SECRET: SECRET, ADMIN_API_KEY: ADMIN_KEY, LOG_LEVEL: 'silent', KEY_CACHE_TTL: '0' });
+    const config = createConfig({
+      DATABASE_URL: store.url,
+      KEY_HASH_SECRET: SECRET,
+      ADMIN_API_KEY: ADMIN_KEY,
+      LOG_LEVEL: 'silent',
+      KEY_CACHE_TTL: '0',
+    });
     ({ app } = await composeApp(config, { logger: createLogger('silent', { pretty: false }) }));
     await app.ready();
   });
@@ -32,12 +38,25 @@ describe('perch keys', () => {
   const me = (apiKey: string) => app.inject({ method: 'GET', url: '/api/me', headers: { 'x-api-key': apiKey } });
 
   it('creates a key, lists it without its secret, revokes it, and lists it as revoked with --all', async () => {
-    const created = await perch(['keys', 'create', '--role', 'app', '--username', 'bob', '--name', 'nightly job', '--json'], env);
+    const created = await perch(
+      ['keys', 'create', '--role', 'app', '--username', 'bob', '--name', 'nightly job', '--json'],
+      env,
+    );
     assert.equal(created.code, 0, created.stderr);
-    const key = JSON.parse(created.stdout) as { apiKey: string; id: string; role: string; username: string; name: string; start: string };
+    const key = JSON.parse(created.stdout) as {
+      apiKey: string;
+      id: string;
+      role: string;
+      username: string;
+      name: string;
+      start: string;
+    };
     assert.match(key.apiKey, /^perch_/);
     assert.match(key.id, /^key_/);
-    assert.deepEqual({ role: key.role, username: key.username, name: key.name }, { role: 'app', username: 'bob', name: 'nightly job' });
+    assert.deepEqual(
+      { role: key.role, username: key.username, name: key.name },
+      { role: 'app', username: 'bob', name: 'nightly job' },
+    );
     const before = await me(key.apiKey);
     assert.equal(before.statusCode, 200, before.body);
     assert.equal(before.json<{ keyId: string }>().keyId, key.id);

@@ -14,8 +14,14 @@ describe('configuration', () => {
     // A relative file is resolved against perch's own folder, not the caller's working directory.
     assert.equal(config.databaseUrl, `file:${join(PERCH_HOME, 'data', 'perch.db')}`);
     assert.equal(config.dataDir, join(PERCH_HOME, 'data'));
-    assert.equal(createConfig({ DATABASE_URL: 'file:store/p.db' }, {}, '/srv/perch').databaseUrl, 'file:/srv/perch/store/p.db');
-    assert.equal(createConfig({ DATABASE_URL: 'file:/var/lib/perch/p.db' }, {}, '/srv/perch').dataDir, '/var/lib/perch');
+    assert.equal(
+      createConfig({ DATABASE_URL: 'file:store/p.db' }, {}, '/srv/perch').databaseUrl,
+      'file:/srv/perch/store/p.db',
+    );
+    assert.equal(
+      createConfig({ DATABASE_URL: 'file:/var/lib/perch/p.db' }, {}, '/srv/perch').dataDir,
+      '/var/lib/perch',
+    );
     assert.equal(config.shutdownTimeoutMs, 10_000);
     assert.equal(config.retention.idempotency, 86_400_000);
     assert.equal(createConfig({ AUDIT_RETENTION: 'off' }).retention.audit, null);
@@ -28,7 +34,10 @@ describe('configuration', () => {
   });
 
   it('reads durations and sizes', () => {
-    assert.deepEqual(['30s', '15m', '1h', '1d', '45', '250ms'].map(parseDuration), [30_000, 900_000, 3_600_000, 86_400_000, 45_000, 250]);
+    assert.deepEqual(
+      ['30s', '15m', '1h', '1d', '45', '250ms'].map(parseDuration),
+      [30_000, 900_000, 3_600_000, 86_400_000, 45_000, 250],
+    );
     assert.deepEqual(['1024', '50MiB', '10mb', '1kb'].map(parseSize), [1_024, 52_428_800, 10_000_000, 1_000]);
     assert.equal(parseDuration('soon'), null);
     assert.equal(createConfig({ TRACK_INTERVAL: '1s' }).trackIntervalMs, 1_000);
@@ -36,7 +45,14 @@ describe('configuration', () => {
 
   it('lists every problem on its own line', () => {
     try {
-      createConfig({ PORT: 'eighty', ADMIN_API_KEY: 'short', TRACK_INTERVAL: '0s', DEFAULT_PLATFORM: 'myspace', DATABASE_URL: 'mysql://x', TRACKER: 'maybe' });
+      createConfig({
+        PORT: 'eighty',
+        ADMIN_API_KEY: 'short',
+        TRACK_INTERVAL: '0s',
+        DEFAULT_PLATFORM: 'myspace',
+        DATABASE_URL: 'mysql://x',
+        TRACKER: 'maybe',
+      });
       assert.fail('should have thrown');
     } catch (error) {
       assert.ok(error instanceof ConfigError);
@@ -68,11 +84,19 @@ describe('configuration', () => {
 
   it('documents every variable it reads in .env.example', () => {
     const source = readFileSync(new URL('../../src/config.ts', import.meta.url), 'utf8');
-    const read = new Set([...source.matchAll(/(?:text|integer|duration|size|url|flag|proxies)\('([A-Z_]+)'/g)].map((m) => m[1]));
+    const read = new Set(
+      [...source.matchAll(/(?:text|integer|duration|size|url|flag|proxies)\('([A-Z_]+)'/g)].map((m) => m[1]),
+    );
     const example = readFileSync(new URL('../../.env.example', import.meta.url), 'utf8');
     const documented = new Set([...example.matchAll(/^([A-Z_]+)=/gm)].map((m) => m[1]));
     assert.ok(read.size >= 15);
-    assert.deepEqual([...read].filter((name) => !documented.has(name)), []);
-    assert.deepEqual(RETAINED_TABLES.map((table) => `${table.toUpperCase()}_RETENTION`).filter((name) => !documented.has(name)), []);
+    assert.deepEqual(
+      [...read].filter((name) => !documented.has(name)),
+      [],
+    );
+    assert.deepEqual(
+      RETAINED_TABLES.map((table) => `${table.toUpperCase()}_RETENTION`).filter((name) => !documented.has(name)),
+      [],
+    );
   });
 });

@@ -20,7 +20,7 @@ describe('csvCell', () => {
   it('neutralises the classic payloads', () => {
     assert.equal(csvCell('=HYPERLINK("http://evil","x")'), `"'=HYPERLINK(""http://evil"",""x"")"`);
     assert.equal(csvCell("=cmd|' /C calc'!A0"), "'=cmd|' /C calc'!A0");
-    assert.equal(csvCell('-2+3+cmd|\' /C calc\'!A0'), "'-2+3+cmd|' /C calc'!A0");
+    assert.equal(csvCell("-2+3+cmd|' /C calc'!A0"), "'-2+3+cmd|' /C calc'!A0");
   });
 
   it('quotes delimiters, quotes, line breaks and surrounding whitespace', () => {
@@ -57,7 +57,10 @@ describe('csvCell', () => {
 
 describe('csvRow', () => {
   it('joins encoded cells with commas and ends the record with CRLF', () => {
-    assert.equal(csvRow(['2026-11-23T12:00:00.000Z', 'jack', '=evil()', 10, -1, null]), "2026-11-23T12:00:00.000Z,jack,'=evil(),10,-1,\r\n");
+    assert.equal(
+      csvRow(['2026-11-23T12:00:00.000Z', 'jack', '=evil()', 10, -1, null]),
+      "2026-11-23T12:00:00.000Z,jack,'=evil(),10,-1,\r\n",
+    );
     assert.equal(csvRow(['a "b"', 'c,d']), '"a ""b""","c,d"\r\n');
     assert.equal(csvRow([]), '\r\n');
   });

@@ -17,7 +17,10 @@ async function* chunksOf(parts: Array<string | Buffer>): AsyncGenerator<string |
 }
 
 async function assertPerchError(promise: Promise<unknown>, code: string, detail?: RegExp): Promise<PerchError> {
-  const error = await promise.then(() => assert.fail(`expected ${code}`), (caught: unknown) => caught);
+  const error = await promise.then(
+    () => assert.fail(`expected ${code}`),
+    (caught: unknown) => caught,
+  );
   assert.ok(error instanceof PerchError, `expected a PerchError, got ${String(error)}`);
   assert.equal(error.code, code);
   if (detail) assert.match(error.detail, detail);
@@ -25,7 +28,11 @@ async function assertPerchError(promise: Promise<unknown>, code: string, detail?
 }
 
 describe('parseUsernameCsv: line ends, delimiters and encodings', () => {
-  for (const [name, eol] of [['LF', '\n'], ['CRLF', '\r\n'], ['CR', '\r']] as const) {
+  for (const [name, eol] of [
+    ['LF', '\n'],
+    ['CRLF', '\r\n'],
+    ['CR', '\r'],
+  ] as const) {
     it(`reads ${name} line ends and counts blank lines`, async () => {
       const plan = await parse(['alice', '', 'bob', '', '', 'carol', ''].join(eol));
       assert.deepEqual(accepted(plan), ['1:x:alice', '3:x:bob', '6:x:carol']);
@@ -38,9 +45,15 @@ describe('parseUsernameCsv: line ends, delimiters and encodings', () => {
     assert.deepEqual(accepted(plan), ['1:x:alice', '2:x:bob', '3:x:carol', '4:x:dave']);
   });
 
-  for (const [name, d] of [['comma', ','], ['semicolon', ';'], ['tab', '\t']] as const) {
+  for (const [name, d] of [
+    ['comma', ','],
+    ['semicolon', ';'],
+    ['tab', '\t'],
+  ] as const) {
     it(`detects the ${name} delimiter`, async () => {
-      const plan = await parse(`username${d}platform${d}tags${d}note\nalice${d}x${d}a|b${d}hello\nbob.bsky.social${d}bluesky${d}${d}`);
+      const plan = await parse(
+        `username${d}platform${d}tags${d}note\nalice${d}x${d}a|b${d}hello\nbob.bsky.social${d}bluesky${d}${d}`,
+      );
       assert.deepEqual(accepted(plan), ['2:x:alice', '3:bluesky:bob.bsky.social']);
       assert.deepEqual(plan.rows[0]?.tags, ['a', 'b']);
       assert.equal(plan.rows[0]?.note, 'hello');
@@ -90,7 +103,11 @@ describe('parseUsernameCsv: quoting', () => {
     assert.equal(plan.rows[0]?.note, 'hello, "world"');
   });
 
-  for (const [name, eol] of [['LF', '\n'], ['CRLF', '\r\n'], ['CR', '\r']] as const) {
+  for (const [name, eol] of [
+    ['LF', '\n'],
+    ['CRLF', '\r\n'],
+    ['CR', '\r'],
+  ] as const) {
     it(`rejects a quoted value holding a ${name} line break, and keeps the next line numbers right`, async () => {
       const plan = await parse(['alice', '"bob', 'carol"', 'dave', '', '"eve', '', 'x"', 'frank'].join(eol));
       assert.deepEqual(rejections(plan), [`2:invalid_username:bob${eol}carol`, `6:invalid_username:eve${eol}${eol}x`]);
@@ -107,12 +124,25 @@ describe('parseUsernameCsv: quoting', () => {
 
   it('keeps a stray quote inside an unquoted value as text', async () => {
     const plan = await parse('username,note\nalice,say "hi"\nbob,O"Brien\n');
-    assert.deepEqual(plan.rows.map((row) => row.note), ['say "hi"', 'O"Brien']);
+    assert.deepEqual(
+      plan.rows.map((row) => row.note),
+      ['say "hi"', 'O"Brien'],
+    );
   });
 });
 
 describe('parseUsernameCsv: headers', () => {
-  for (const header of ['username', 'Username', 'USERNAME', 'handle', 'screen_name', 'user', 'Account', ' username ', '\u200Busername']) {
+  for (const header of [
+    'username',
+    'Username',
+    'USERNAME',
+    'handle',
+    'screen_name',
+    'user',
+    'Account',
+    ' username ',
+    '\u200Busername',
+  ]) {
     it(`recognises the header ${JSON.stringify(header)}`, async () => {
       const plan = await parse(`${header}\nalice\n`);
       assert.deepEqual(accepted(plan), ['2:x:alice']);
@@ -121,7 +151,9 @@ describe('parseUsernameCsv: headers', () => {
   }
 
   it('finds the username column anywhere and lists unknown columns once', async () => {
-    const plan = await parse('followers,Handle,Platform,Tags,Note,followers,bio\n10,alice,x,,,1,b\n20,bob.bsky.social,,,,2,c\n');
+    const plan = await parse(
+      'followers,Handle,Platform,Tags,Note,followers,bio\n10,alice,x,,,1,b\n20,bob.bsky.social,,,,2,c\n',
+    );
     assert.deepEqual(accepted(plan), ['2:x:alice', '3:bluesky:bob.bsky.social']);
     assert.deepEqual(plan.warnings, ['ignored unknown column "followers"', 'ignored unknown column "bio"']);
   });
@@ -133,9 +165,21 @@ describe('parseUsernameCsv: headers', () => {
   });
 
   it('reads rows whose number of columns changes from row to row', async () => {
-    const plan = await parse('username,platform,tags,note\nalice\nbob,x\ncarol,x,t1\ndave,x,t2,hi\nerin,,t3,hi,extra,more\nfrank\n');
+    const plan = await parse(
+      'username,platform,tags,note\nalice\nbob,x\ncarol,x,t1\ndave,x,t2,hi\nerin,,t3,hi,extra,more\nfrank\n',
+    );
     assert.deepEqual(accepted(plan), ['2:x:alice', '3:x:bob', '4:x:carol', '5:x:dave', '6:x:erin', '7:x:frank']);
-    assert.deepEqual(plan.rows.map((row) => [row.tags.join('|'), row.note]), [['', null], ['', null], ['t1', null], ['t2', 'hi'], ['t3', 'hi'], ['', null]]);
+    assert.deepEqual(
+      plan.rows.map((row) => [row.tags.join('|'), row.note]),
+      [
+        ['', null],
+        ['', null],
+        ['t1', null],
+        ['t2', 'hi'],
+        ['t3', 'hi'],
+        ['', null],
+      ],
+    );
   });
 
   it('reads every row of a headerless file from its first column, without warnings', async () => {
@@ -148,10 +192,23 @@ describe('parseUsernameCsv: headers', () => {
 
   it('returns an empty plan for a file with only a header', async () => {
     const plan = await parse('username,platform,tags\r\n');
-    assert.deepEqual(plan, { rows: [], received: 0, duplicates: 0, rejected: [], rejectedCount: 0, rejectedTruncated: false, warnings: [] });
+    assert.deepEqual(plan, {
+      rows: [],
+      received: 0,
+      duplicates: 0,
+      rejected: [],
+      rejectedCount: 0,
+      rejectedTruncated: false,
+      warnings: [],
+    });
   });
 
-  for (const [name, input] of [['empty', ''], ['blank', '\n \n\r\n'], ['BOM only', '\uFEFF'], ['delimiters only', ',,\n,,,\n']] as const) {
+  for (const [name, input] of [
+    ['empty', ''],
+    ['blank', '\n \n\r\n'],
+    ['BOM only', '\uFEFF'],
+    ['delimiters only', ',,\n,,,\n'],
+  ] as const) {
     it(`returns an empty plan for ${name} input`, async () => {
       const plan = await parse(input);
       assert.equal(plan.rows.length, 0);
@@ -164,10 +221,29 @@ describe('parseUsernameCsv: headers', () => {
 describe('parseUsernameCsv: values', () => {
   it('normalises @names and profile URLs and infers the platform', async () => {
     const plan = await parse(
-      ['username', '@alice', 'https://x.com/bob', 'http://twitter.com/carol/status/1', 'www.twitter.com/dave?s=20', 'https://bsky.app/profile/erin.bsky.social', 'frank.bsky.social', 'did:plc:z72i7hdynmk6r22z27h6tvur', ' \u200Bgina '].join('\n'),
+      [
+        'username',
+        '@alice',
+        'https://x.com/bob',
+        'http://twitter.com/carol/status/1',
+        'www.twitter.com/dave?s=20',
+        'https://bsky.app/profile/erin.bsky.social',
+        'frank.bsky.social',
+        'did:plc:z72i7hdynmk6r22z27h6tvur',
+        ' \u200Bgina ',
+      ].join('\n'),
       { defaultPlatform: 'x' },
     );
-    assert.deepEqual(accepted(plan), ['2:x:alice', '3:x:bob', '4:x:carol', '5:x:dave', '6:bluesky:erin.bsky.social', '7:bluesky:frank.bsky.social', '8:bluesky:did:plc:z72i7hdynmk6r22z27h6tvur', '9:x:gina']);
+    assert.deepEqual(accepted(plan), [
+      '2:x:alice',
+      '3:x:bob',
+      '4:x:carol',
+      '5:x:dave',
+      '6:bluesky:erin.bsky.social',
+      '7:bluesky:frank.bsky.social',
+      '8:bluesky:did:plc:z72i7hdynmk6r22z27h6tvur',
+      '9:x:gina',
+    ]);
   });
 
   it('uses the default platform for bare names', async () => {
@@ -176,7 +252,9 @@ describe('parseUsernameCsv: values', () => {
   });
 
   it('reads the platform column (x, twitter, bluesky in any case) and rejects other values', async () => {
-    const plan = await parse('username,platform\nalice,X\nbob,Twitter\ncarol.bsky.social,BlueSky\ndave,facebook\nerin,\n');
+    const plan = await parse(
+      'username,platform\nalice,X\nbob,Twitter\ncarol.bsky.social,BlueSky\ndave,facebook\nerin,\n',
+    );
     assert.deepEqual(accepted(plan), ['2:x:alice', '3:x:bob', '4:bluesky:carol.bsky.social', '6:x:erin']);
     assert.deepEqual(rejections(plan), ['5:invalid_platform:facebook']);
   });
@@ -187,7 +265,9 @@ describe('parseUsernameCsv: values', () => {
   });
 
   it('counts case-insensitive duplicates per platform, first occurrence wins', async () => {
-    const plan = await parse('username,tags\nAlice,first\nalice,second\n@ALICE\nhttps://x.com/alice\nBob.bsky.social\nbob.BSKY.social\n');
+    const plan = await parse(
+      'username,tags\nAlice,first\nalice,second\n@ALICE\nhttps://x.com/alice\nBob.bsky.social\nbob.BSKY.social\n',
+    );
     assert.deepEqual(accepted(plan), ['2:x:Alice', '6:bluesky:bob.bsky.social']);
     assert.deepEqual(plan.rows[0]?.tags, ['first']);
     assert.equal(plan.rows[0]?.key, 'alice');
@@ -199,15 +279,26 @@ describe('parseUsernameCsv: values', () => {
     const plan = await parse(`username,tags\nalice," a ; b|a ||c "\nbob,${'t'.repeat(65)}\ncarol,${'t'.repeat(64)}\n`);
     assert.deepEqual(plan.rows[0]?.tags, ['a', 'b', 'c']);
     assert.deepEqual(plan.rows[1]?.tags, ['t'.repeat(64)]);
-    assert.deepEqual(plan.rejected.map((r) => `${r.line}:${r.code}`), ['3:invalid_tags']);
+    assert.deepEqual(
+      plan.rejected.map((r) => `${r.line}:${r.code}`),
+      ['3:invalid_tags'],
+    );
   });
 
   it('rejects invalid names with their line numbers, reason and a truncated value', async () => {
     const long = 'y'.repeat(300);
     const plan = await parse(`username,note\nalice\n\nbad name!\n,just a note\n${long}\n"a\tb"\nalice.1\n`);
     assert.deepEqual(accepted(plan), ['2:x:alice']);
-    assert.deepEqual(plan.rejected.map((r) => `${r.line}:${r.code}`), ['4:invalid_username', '5:empty_username', '6:invalid_username', '7:invalid_username', '8:invalid_username']);
-    assert.deepEqual(plan.rejected[0], { line: 4, value: 'bad name!', code: 'invalid_username', reason: 'X usernames are 1-15 letters, digits or _' });
+    assert.deepEqual(
+      plan.rejected.map((r) => `${r.line}:${r.code}`),
+      ['4:invalid_username', '5:empty_username', '6:invalid_username', '7:invalid_username', '8:invalid_username'],
+    );
+    assert.deepEqual(plan.rejected[0], {
+      line: 4,
+      value: 'bad name!',
+      code: 'invalid_username',
+      reason: 'X usernames are 1-15 letters, digits or _',
+    });
     assert.equal(plan.rejected[2]?.value, 'y'.repeat(200));
     assert.equal(plan.rejected[3]?.reason, 'contains a line break or control character');
     assert.equal(plan.received, 6);
@@ -237,7 +328,11 @@ describe('parseUsernameCsv: limits and malformed files', () => {
   });
 
   it('refuses more than maxRows data rows', async () => {
-    await assertPerchError(parse('username\nalice\nbob\ncarol\ndave\n', { maxRows: 3 }), 'csv_too_many_rows', /more than 3 rows/);
+    await assertPerchError(
+      parse('username\nalice\nbob\ncarol\ndave\n', { maxRows: 3 }),
+      'csv_too_many_rows',
+      /more than 3 rows/,
+    );
   });
 
   it('refuses a large file with too many rows', async () => {
@@ -269,12 +364,18 @@ describe('parseUsernameCsv: limits and malformed files', () => {
     await parse(text, { onProgress: (bytes) => seen.push(bytes) });
     assert.ok(seen.length > 1);
     assert.equal(seen.at(-1), Buffer.byteLength(text));
-    assert.deepEqual(seen, [...seen].sort((a, b) => a - b));
+    assert.deepEqual(
+      seen,
+      [...seen].sort((a, b) => a - b),
+    );
   });
 
   it('refuses an unclosed quote with the line where the record starts', async () => {
     const error = await assertPerchError(parse('username\nalice\n\n"bob\ncarol\n'), 'csv_malformed', /line 4/);
-    assert.deepEqual(error.errors?.map((e) => e.line), [4]);
+    assert.deepEqual(
+      error.errors?.map((e) => e.line),
+      [4],
+    );
     assert.doesNotMatch(error.detail, /Quote Not Closed|CSV_/); // never the library's own message
   });
 
@@ -298,7 +399,18 @@ describe('tags and notes follow the same rules as PATCH', () => {
       `bad4,,${'n'.repeat(1_001)}`,
     ].join('\n');
     const plan = await parseUsernameCsv(csv, { defaultPlatform: 'x', maxRows: 100, maxBytes: 1_000_000 });
-    assert.deepEqual(plan.rows.map((r) => [r.username, r.tags, r.note]), [['ok1', ['vip', 'press'], 'line one\nline two']]);
-    assert.deepEqual(plan.rejected.map((r) => [r.line, r.code]), [[4, 'invalid_tags'], [5, 'invalid_tags'], [6, 'invalid_note'], [7, 'invalid_note']]);
+    assert.deepEqual(
+      plan.rows.map((r) => [r.username, r.tags, r.note]),
+      [['ok1', ['vip', 'press'], 'line one\nline two']],
+    );
+    assert.deepEqual(
+      plan.rejected.map((r) => [r.line, r.code]),
+      [
+        [4, 'invalid_tags'],
+        [5, 'invalid_tags'],
+        [6, 'invalid_note'],
+        [7, 'invalid_note'],
+      ],
+    );
   });
 });

@@ -10,12 +10,19 @@ import { PerchError } from '../../src/domain/errors.ts';
 
 describe('readHeader', () => {
   it('finds the username column by any of its names, and the optional ones', () => {
-    assert.deepEqual(readHeader([' Note', 'HANDLE', 'tags', 'platform']), { columns: { username: 1, platform: 3, tags: 2, note: 0 }, warnings: [] });
+    assert.deepEqual(readHeader([' Note', 'HANDLE', 'tags', 'platform']), {
+      columns: { username: 1, platform: 3, tags: 2, note: 0 },
+      warnings: [],
+    });
   });
 
   it('warns about unknown and repeated columns and ignores empty ones', () => {
     const header = readHeader(['username', 'city', 'user', 'note', 'note', '']);
-    assert.deepEqual(header?.warnings, ['ignored unknown column "city"', 'ignored duplicate column "user"', 'ignored duplicate column "note"']);
+    assert.deepEqual(header?.warnings, [
+      'ignored unknown column "city"',
+      'ignored duplicate column "user"',
+      'ignored duplicate column "note"',
+    ]);
     assert.equal(header?.columns.note, 3);
   });
 
@@ -35,7 +42,12 @@ describe('readImportRow', () => {
   });
 
   it('says why a row is refused, with the value at fault', () => {
-    assert.deepEqual(readImportRow(['  '], 1, HEADERLESS, 'x'), { kind: 'rejected', value: '  ', code: 'empty_username', reason: 'the username is empty' });
+    assert.deepEqual(readImportRow(['  '], 1, HEADERLESS, 'x'), {
+      kind: 'rejected',
+      value: '  ',
+      code: 'empty_username',
+      reason: 'the username is empty',
+    });
     assert.equal((readImportRow(['jack', 'myspace'], 1, cols, 'x') as { code: string }).code, 'invalid_platform');
     assert.equal((readImportRow(['jack', '', 'bad!tag'], 1, cols, 'x') as { code: string }).code, 'invalid_tags');
     assert.equal((readImportRow(['x.com/home'], 1, HEADERLESS, 'x') as { code: string }).code, 'invalid_username');
@@ -51,14 +63,26 @@ describe('readImportRow', () => {
 describe('ImportPlanBuilder', () => {
   it('takes a header, counts repeats across spellings, and keeps rejections with their lines', () => {
     const builder = new ImportPlanBuilder({ defaultPlatform: 'x', maxRows: 10 });
-    for (const [line, record] of [[1, ['username', 'note']], [2, ['jack', '']], [3, ['@JACK', 'a\u0007']], [4, ['bad name', '']], [5, ['bob', 'a\u0007']]] as const) {
+    for (const [line, record] of [
+      [1, ['username', 'note']],
+      [2, ['jack', '']],
+      [3, ['@JACK', 'a\u0007']],
+      [4, ['bad name', '']],
+      [5, ['bob', 'a\u0007']],
+    ] as const) {
       builder.add(record, line);
     }
     const { plan } = builder;
-    assert.deepEqual(plan.rows.map((r) => r.username), ['jack']);
+    assert.deepEqual(
+      plan.rows.map((r) => r.username),
+      ['jack'],
+    );
     assert.equal(plan.received, 4);
     assert.equal(plan.duplicates, 1);
-    assert.deepEqual(plan.rejected.map((r) => `${r.line}:${r.code}`), ['4:invalid_username', '5:invalid_note']);
+    assert.deepEqual(
+      plan.rejected.map((r) => `${r.line}:${r.code}`),
+      ['4:invalid_username', '5:invalid_note'],
+    );
   });
 
   it('keeps the first rejections only, and refuses rows past the limit', () => {
@@ -67,7 +91,10 @@ describe('ImportPlanBuilder', () => {
     assert.equal(builder.plan.rejected.length, MAX_REJECTIONS_KEPT);
     assert.equal(builder.plan.rejectedCount, MAX_REJECTIONS_KEPT + 2);
     assert.equal(builder.plan.rejectedTruncated, true);
-    assert.throws(() => builder.add(['one too many'], 9_999), (error: unknown) => error instanceof PerchError && error.code === 'csv_too_many_rows');
+    assert.throws(
+      () => builder.add(['one too many'], 9_999),
+      (error: unknown) => error instanceof PerchError && error.code === 'csv_too_many_rows',
+    );
   });
 });
 
@@ -88,6 +115,9 @@ describe('UTF-8 check', () => {
       yield Buffer.from('username,note\njack,caf', 'latin1');
       yield Buffer.from('é\n', 'latin1');
     }
-    await assert.rejects(parseUsernameCsv(latin1(), { defaultPlatform: 'x', maxRows: 10, maxBytes: 1_000 }), (error: unknown) => error instanceof PerchError && error.code === 'invalid_encoding');
+    await assert.rejects(
+      parseUsernameCsv(latin1(), { defaultPlatform: 'x', maxRows: 10, maxBytes: 1_000 }),
+      (error: unknown) => error instanceof PerchError && error.code === 'invalid_encoding',
+    );
   });
 });

@@ -13,30 +13,61 @@ const RESERVED_TLDS = new Set(['alt', 'arpa', 'example', 'internal', 'invalid', 
 
 const xName = fc.stringMatching(/^[A-Za-z0-9_]{1,15}$/).filter((name) => !HEADER_WORDS.has(name.toLowerCase()));
 const label = fc.stringMatching(/^[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,8}[a-zA-Z0-9])?$/);
-const tld = fc.stringMatching(/^[a-zA-Z](?:[a-zA-Z0-9-]{0,4}[a-zA-Z0-9])?$/).filter((t) => !RESERVED_TLDS.has(t.toLowerCase()));
-const handle = fc.tuple(fc.array(label, { minLength: 1, maxLength: 3 }), tld).map(([labels, top]) => [...labels, top].join('.'));
+const tld = fc
+  .stringMatching(/^[a-zA-Z](?:[a-zA-Z0-9-]{0,4}[a-zA-Z0-9])?$/)
+  .filter((t) => !RESERVED_TLDS.has(t.toLowerCase()));
+const handle = fc
+  .tuple(fc.array(label, { minLength: 1, maxLength: 3 }), tld)
+  .map(([labels, top]) => [...labels, top].join('.'));
 const didPlc = fc.stringMatching(/^[a-z2-7]{24}$/).map((id) => `did:plc:${id}`);
-const note = fc.oneof(fc.constant(''), fc.string({ maxLength: 12 }), fc.constantFrom('a, b; c\td', 'say "hi"', 'two\nlines', 'crlf\r\nhere'));
+const note = fc.oneof(
+  fc.constant(''),
+  fc.string({ maxLength: 12 }),
+  fc.constantFrom('a, b; c\td', 'say "hi"', 'two\nlines', 'crlf\r\nhere'),
+);
 
-const xEntry = fc.record({
-  name: xName,
-  prefix: fc.constantFrom('', '@', 'https://x.com/', 'x.com/', 'http://twitter.com/', 'https://mobile.twitter.com/'),
-  suffix: fc.constantFrom('', '/', '/status/123', '?s=20'),
-  platformCell: fc.constantFrom('', 'x', 'X', 'twitter'),
-  note,
-// x.com/home, x.com/i… are pages of X, rightly refused as addresses of a profile.
-}).filter(({ name, prefix }) => !(prefix.includes('/') && isXPage(name))).map(({ name, prefix, suffix, platformCell, note }): Entry => ({
-  platform: 'x', name, note, platformCell,
-  decorated: prefix.includes('/') ? `${prefix}${name}${suffix}` : `${prefix}${name}`,
-}));
-const blueskyEntry = fc.record({
-  name: fc.oneof({ weight: 4, arbitrary: handle }, { weight: 1, arbitrary: didPlc }),
-  prefix: fc.constantFrom('', '@', 'https://bsky.app/profile/', 'bsky.app/profile/'),
-  platformCell: fc.constantFrom('', 'bluesky', 'Bluesky'),
-  note,
-}).map(({ name, prefix, platformCell, note }): Entry => ({ platform: 'bluesky', name, note, platformCell, decorated: `${prefix}${name}` }));
+const xEntry = fc
+  .record({
+    name: xName,
+    prefix: fc.constantFrom('', '@', 'https://x.com/', 'x.com/', 'http://twitter.com/', 'https://mobile.twitter.com/'),
+    suffix: fc.constantFrom('', '/', '/status/123', '?s=20'),
+    platformCell: fc.constantFrom('', 'x', 'X', 'twitter'),
+    note,
+    // x.com/home, x.com/i… are pages of X, rightly refused as addresses of a profile.
+  })
+  .filter(({ name, prefix }) => !(prefix.includes('/') && isXPage(name)))
+  .map(({ name, prefix, suffix, platformCell, note }): Entry => ({
+    platform: 'x',
+    name,
+    note,
+    platformCell,
+    decorated: prefix.includes('/') ? `${prefix}${name}${suffix}` : `${prefix}${name}`,
+  }));
+const blueskyEntry = fc
+  .record({
+    name: fc.oneof({ weight: 4, arbitrary: handle }, { weight: 1, arbitrary: didPlc }),
+    prefix: fc.constantFrom('', '@', 'https://bsky.app/profile/', 'bsky.app/profile/'),
+    platformCell: fc.constantFrom('', 'bluesky', 'Bluesky'),
+    note,
+  })
+  .map(({ name, prefix, platformCell, note }): Entry => ({
+    platform: 'bluesky',
+    name,
+    note,
+    platformCell,
+    decorated: `${prefix}${name}`,
+  }));
 
-type Dialect = { delimiter: string; eol: string; bom: boolean; header: string; withPlatform: boolean; withNote: boolean; quoteAll: 'never' | 'always' | 'random'; trailingEol: boolean };
+type Dialect = {
+  delimiter: string;
+  eol: string;
+  bom: boolean;
+  header: string;
+  withPlatform: boolean;
+  withNote: boolean;
+  quoteAll: 'never' | 'always' | 'random';
+  trailingEol: boolean;
+};
 const dialect: fc.Arbitrary<Dialect> = fc.record({
   delimiter: fc.constantFrom(',', ';', '\t'),
   eol: fc.constantFrom('\n', '\r\n', '\r'),
@@ -51,16 +82,28 @@ const dialect: fc.Arbitrary<Dialect> = fc.record({
 function serialise(entries: Entry[], d: Dialect, quoteFlags: boolean[], blanks: boolean[]): string {
   const needsQuotes = (value: string) => /[",;\t\r\n]/.test(value) || value !== value.trim();
   const cell = (value: string, index: number) => {
-    const quote = needsQuotes(value) || d.quoteAll === 'always' || (d.quoteAll === 'random' && (quoteFlags[index % quoteFlags.length] ?? false));
+    const quote =
+      needsQuotes(value) ||
+      d.quoteAll === 'always' ||
+      (d.quoteAll === 'random' && (quoteFlags[index % quoteFlags.length] ?? false));
     return quote ? `"${value.replaceAll('"', '""')}"` : value;
   };
   const hasHeader = d.header !== 'none';
-  const columns = (e: Entry) => [e.decorated, ...(hasHeader && d.withPlatform ? [e.platformCell] : []), ...(d.withNote ? [e.note] : [])];
+  const columns = (e: Entry) => [
+    e.decorated,
+    ...(hasHeader && d.withPlatform ? [e.platformCell] : []),
+    ...(d.withNote ? [e.note] : []),
+  ];
   const lines: string[] = [];
-  if (hasHeader) lines.push([d.header, ...(d.withPlatform ? ['platform'] : []), ...(d.withNote ? ['note'] : [])].join(d.delimiter));
+  if (hasHeader)
+    lines.push([d.header, ...(d.withPlatform ? ['platform'] : []), ...(d.withNote ? ['note'] : [])].join(d.delimiter));
   entries.forEach((entry, i) => {
     if (blanks[i % Math.max(blanks.length, 1)] === true) lines.push('');
-    lines.push(columns(entry).map((value, j) => cell(value, i * 3 + j)).join(d.delimiter));
+    lines.push(
+      columns(entry)
+        .map((value, j) => cell(value, i * 3 + j))
+        .join(d.delimiter),
+    );
   });
   return `${d.bom ? '\uFEFF' : ''}${lines.join(d.eol)}${d.trailingEol ? d.eol : ''}`;
 }

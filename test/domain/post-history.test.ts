@@ -3,7 +3,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { CHECKPOINTS, likesAt24h, parseHistory, recordObservation, type MetricsSample } from '../../src/domain/post-history.ts';
+import {
+  CHECKPOINTS,
+  likesAt24h,
+  parseHistory,
+  recordObservation,
+  type MetricsSample,
+} from '../../src/domain/post-history.ts';
 
 const HOUR = 3_600_000;
 const CREATED = Date.UTC(2026, 5, 15, 12, 0, 0);
@@ -13,10 +19,20 @@ const m = (likes: number) => ({ likes, reposts: likes >> 1, replies: 1, quotes: 
 describe('recordObservation', () => {
   it('fills each checkpoint with the first observation at or after its age, hourly checks', () => {
     let history: MetricsSample[] = [];
-    for (let age = 30 * 60_000; age <= 8 * 24 * HOUR; age += HOUR) history = recordObservation(history, CREATED, CREATED + age, m(Math.floor(age / HOUR)), TOLERANCE);
-    assert.deepEqual(history.map((s) => s.age), ['1h', '6h', '24h', '72h', '7d']);
-    assert.deepEqual(history.map((s) => s.likes), [1, 6, 24, 72, 168]);
-    assert.deepEqual(history.map((s) => s.observedAt - CREATED), [1.5, 6.5, 24.5, 72.5, 168.5].map((h) => h * HOUR));
+    for (let age = 30 * 60_000; age <= 8 * 24 * HOUR; age += HOUR)
+      history = recordObservation(history, CREATED, CREATED + age, m(Math.floor(age / HOUR)), TOLERANCE);
+    assert.deepEqual(
+      history.map((s) => s.age),
+      ['1h', '6h', '24h', '72h', '7d'],
+    );
+    assert.deepEqual(
+      history.map((s) => s.likes),
+      [1, 6, 24, 72, 168],
+    );
+    assert.deepEqual(
+      history.map((s) => s.observedAt - CREATED),
+      [1.5, 6.5, 24.5, 72.5, 168.5].map((h) => h * HOUR),
+    );
   });
 
   it('makes nothing up: a post first read at 30 h has no 1 h, 6 h or 24 h sample', () => {
@@ -33,12 +49,14 @@ describe('recordObservation', () => {
   });
 
   it('stays bounded whatever the observations', () => {
-    fc.assert(fc.property(fc.array(fc.integer({ min: -HOUR, max: 10 * 24 * HOUR }), { maxLength: 300 }), (ages) => {
-      let history: MetricsSample[] = [];
-      for (const age of ages) history = recordObservation(history, CREATED, CREATED + age, m(1), TOLERANCE);
-      assert.ok(history.length <= CHECKPOINTS.length);
-      assert.equal(new Set(history.map((s) => s.age)).size, history.length);
-    }));
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: -HOUR, max: 10 * 24 * HOUR }), { maxLength: 300 }), (ages) => {
+        let history: MetricsSample[] = [];
+        for (const age of ages) history = recordObservation(history, CREATED, CREATED + age, m(1), TOLERANCE);
+        assert.ok(history.length <= CHECKPOINTS.length);
+        assert.equal(new Set(history.map((s) => s.age)).size, history.length);
+      }),
+    );
   });
 });
 
@@ -52,7 +70,13 @@ describe('parseHistory', () => {
       { age: '6h', observedAt: 1, likes: -1, reposts: 0, replies: 0, quotes: 0 },
       'junk',
     ];
-    assert.deepEqual(parseHistory(stored).map((s) => [s.age, s.likes]), [['1h', 1], ['24h', 3]]);
+    assert.deepEqual(
+      parseHistory(stored).map((s) => [s.age, s.likes]),
+      [
+        ['1h', 1],
+        ['24h', 3],
+      ],
+    );
     assert.deepEqual(parseHistory('not a list'), []);
   });
 });

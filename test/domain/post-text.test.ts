@@ -5,10 +5,18 @@ import { detectLanguage, normaliseLanguageTag, scoreSentiment } from '../../src/
 
 describe('scoreSentiment', () => {
   it('scores clearly positive English above 0.05 and clearly negative below -0.05', () => {
-    for (const text of ['I love this, what a wonderful day!', 'Great work team, thank you so much 🙏', 'So happy with the results :)']) {
+    for (const text of [
+      'I love this, what a wonderful day!',
+      'Great work team, thank you so much 🙏',
+      'So happy with the results :)',
+    ]) {
       assert.ok(scoreSentiment(text) > 0.05, `${text}: ${scoreSentiment(text)}`);
     }
-    for (const text of ['This is terrible, I hate it.', 'Awful service, totally broken and useless', 'I am not happy at all 😡']) {
+    for (const text of [
+      'This is terrible, I hate it.',
+      'Awful service, totally broken and useless',
+      'I am not happy at all 😡',
+    ]) {
       assert.ok(scoreSentiment(text) < -0.05, `${text}: ${scoreSentiment(text)}`);
     }
   });
@@ -36,7 +44,10 @@ describe('scoreSentiment', () => {
 describe('detectLanguage', () => {
   it('recognises English, French and German sentences', () => {
     assert.equal(detectLanguage('The weather is lovely today, so we are going for a walk in the park.', null), 'en');
-    assert.equal(detectLanguage("Je suis très content de vous annoncer notre nouveau produit aujourd'hui !", null), 'fr');
+    assert.equal(
+      detectLanguage("Je suis très content de vous annoncer notre nouveau produit aujourd'hui !", null),
+      'fr',
+    );
     assert.equal(detectLanguage('Heute ist ein schöner Tag, wir gehen in den Park und essen Eis.', null), 'de');
   });
 
@@ -54,7 +65,13 @@ describe('detectLanguage', () => {
   });
 
   it('returns null for short text, and for text that is only links, mentions and hashtags', () => {
-    for (const text of ['ok', 'merci beaucoup', 'gm ☕', '😂😂😂', 'https://example.com/some/long/path/here @someone.bsky.social #AnotherLongHashtag']) {
+    for (const text of [
+      'ok',
+      'merci beaucoup',
+      'gm ☕',
+      '😂😂😂',
+      'https://example.com/some/long/path/here @someone.bsky.social #AnotherLongHashtag',
+    ]) {
       assert.equal(detectLanguage(text, null), null, text);
     }
   });
@@ -63,8 +80,21 @@ describe('detectLanguage', () => {
 describe('normaliseLanguageTag', () => {
   it('keeps the primary subtag in lower case', () => {
     const cases: Array<[string, string | null]> = [
-      ['en', 'en'], ['EN-us', 'en'], ['zh_TW', 'zh'], ['hi-Latn', 'hi'], ['fil', 'fil'], [' ja ', 'ja'],
-      ['in', 'id'], ['ji', 'yi'], ['mul', null], ['qaa', null], ['qtz', null], ['qu', 'qu'], ['e', null], ['engl', null], ['1a', null],
+      ['en', 'en'],
+      ['EN-us', 'en'],
+      ['zh_TW', 'zh'],
+      ['hi-Latn', 'hi'],
+      ['fil', 'fil'],
+      [' ja ', 'ja'],
+      ['in', 'id'],
+      ['ji', 'yi'],
+      ['mul', null],
+      ['qaa', null],
+      ['qtz', null],
+      ['qu', 'qu'],
+      ['e', null],
+      ['engl', null],
+      ['1a', null],
     ];
     for (const [tag, expected] of cases) assert.equal(normaliseLanguageTag(tag), expected, tag);
   });

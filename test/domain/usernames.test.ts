@@ -1,7 +1,12 @@
 // Unit tests for username normalisation, platform inference and per-platform validation.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { inferPlatform, normalizeUsernameInput, parseAccountRef, validateUsername } from '../../src/domain/usernames.ts';
+import {
+  inferPlatform,
+  normalizeUsernameInput,
+  parseAccountRef,
+  validateUsername,
+} from '../../src/domain/usernames.ts';
 
 describe('normalizeUsernameInput', () => {
   const cases: Array<[string, string, 'x' | 'bluesky' | null]> = [
@@ -57,25 +62,53 @@ describe('inferPlatform', () => {
 
 describe('validateUsername', () => {
   it('accepts X names of 1-15 letters, digits or _, keeping case and keying lower-case', () => {
-    assert.deepEqual(validateUsername('x', 'Jack_Dorsey_1'), { ok: true, username: 'Jack_Dorsey_1', key: 'jack_dorsey_1' });
+    assert.deepEqual(validateUsername('x', 'Jack_Dorsey_1'), {
+      ok: true,
+      username: 'Jack_Dorsey_1',
+      key: 'jack_dorsey_1',
+    });
     assert.deepEqual(validateUsername('x', 'a'), { ok: true, username: 'a', key: 'a' });
     assert.equal(validateUsername('x', 'a'.repeat(15)).ok, true);
   });
 
   for (const bad of ['', 'a'.repeat(16), 'bad name!', 'jack-d', 'jack.d', 'jäck', '@jack']) {
     it(`rejects the X name ${JSON.stringify(bad)}`, () => {
-      assert.deepEqual(validateUsername('x', bad), { ok: false, code: 'invalid_username', reason: 'X usernames are 1-15 letters, digits or _' });
+      assert.deepEqual(validateUsername('x', bad), {
+        ok: false,
+        code: 'invalid_username',
+        reason: 'X usernames are 1-15 letters, digits or _',
+      });
     });
   }
 
-  for (const good of ['alice.bsky.social', 'Alice.Bsky.Social', 'xn--ls8h.test', 'a.co', 'jay.bsky.team', 'sub-domain.example-1.com', `${'a'.repeat(63)}.com`]) {
+  for (const good of [
+    'alice.bsky.social',
+    'Alice.Bsky.Social',
+    'xn--ls8h.test',
+    'a.co',
+    'jay.bsky.team',
+    'sub-domain.example-1.com',
+    `${'a'.repeat(63)}.com`,
+  ]) {
     it(`accepts the Bluesky handle ${JSON.stringify(good)} in lower case`, () => {
       const lower = good.toLowerCase();
       assert.deepEqual(validateUsername('bluesky', good), { ok: true, username: lower, key: lower });
     });
   }
 
-  for (const bad of ['alice', 'alice.', '.alice.com', 'alice..com', '-alice.com', 'alice-.com', 'alice.1com', 'al_ice.com', `${'a'.repeat(64)}.com`, `${'abcdefghi.'.repeat(25)}com1`, 'alice bsky.social']) {
+  for (const bad of [
+    'alice',
+    'alice.',
+    '.alice.com',
+    'alice..com',
+    '-alice.com',
+    'alice-.com',
+    'alice.1com',
+    'al_ice.com',
+    `${'a'.repeat(64)}.com`,
+    `${'abcdefghi.'.repeat(25)}com1`,
+    'alice bsky.social',
+  ]) {
     it(`rejects the Bluesky handle ${JSON.stringify(bad)}`, () => {
       const result = validateUsername('bluesky', bad);
       assert.equal(result.ok, false);
@@ -92,16 +125,33 @@ describe('validateUsername', () => {
   });
 
   it('rejects the reserved top-level domains, such as the handle.invalid placeholder', () => {
-    for (const handle of ['handle.invalid', 'alice.local', 'alice.example', 'alice.onion']) assert.equal(validateUsername('bluesky', handle).ok, false, handle);
+    for (const handle of ['handle.invalid', 'alice.local', 'alice.example', 'alice.onion'])
+      assert.equal(validateUsername('bluesky', handle).ok, false, handle);
   });
 
   it('accepts did:plc and did:web identifiers', () => {
-    assert.deepEqual(validateUsername('bluesky', 'did:plc:z72i7hdynmk6r22z27h6tvur'), { ok: true, username: 'did:plc:z72i7hdynmk6r22z27h6tvur', key: 'did:plc:z72i7hdynmk6r22z27h6tvur' });
+    assert.deepEqual(validateUsername('bluesky', 'did:plc:z72i7hdynmk6r22z27h6tvur'), {
+      ok: true,
+      username: 'did:plc:z72i7hdynmk6r22z27h6tvur',
+      key: 'did:plc:z72i7hdynmk6r22z27h6tvur',
+    });
     assert.deepEqual(validateUsername('bluesky', 'DID:PLC:Z72I7HDYNMK6R22Z27H6TVUR').ok, true);
-    assert.deepEqual(validateUsername('bluesky', 'did:web:example.com'), { ok: true, username: 'did:web:example.com', key: 'did:web:example.com' });
+    assert.deepEqual(validateUsername('bluesky', 'did:web:example.com'), {
+      ok: true,
+      username: 'did:web:example.com',
+      key: 'did:web:example.com',
+    });
   });
 
-  for (const bad of ['did:plc:short', 'did:plc:z72i7hdynmk6r22z27h6tvur1', 'did:plc:z72i7hdynmk6r22z27h6tvu1', 'did:web:', 'did:web:localhost', 'did:key:z6Mk', 'did:']) {
+  for (const bad of [
+    'did:plc:short',
+    'did:plc:z72i7hdynmk6r22z27h6tvur1',
+    'did:plc:z72i7hdynmk6r22z27h6tvu1',
+    'did:web:',
+    'did:web:localhost',
+    'did:key:z6Mk',
+    'did:',
+  ]) {
     it(`rejects the DID ${JSON.stringify(bad)}`, () => {
       const result = validateUsername('bluesky', bad);
       assert.equal(result.ok, false);
@@ -110,9 +160,21 @@ describe('validateUsername', () => {
   }
 
   it('rejects any line break or control character, on both platforms', () => {
-    for (const value of ['alice\nbob', 'alice\rbob', 'alice\tbob', 'ali\u0000ce', 'alice\u0085', 'alice\u2028bob', 'a.b\nc.com']) {
+    for (const value of [
+      'alice\nbob',
+      'alice\rbob',
+      'alice\tbob',
+      'ali\u0000ce',
+      'alice\u0085',
+      'alice\u2028bob',
+      'a.b\nc.com',
+    ]) {
       for (const platform of ['x', 'bluesky'] as const) {
-        assert.deepEqual(validateUsername(platform, value), { ok: false, code: 'invalid_username', reason: 'contains a line break or control character' }, `${platform} ${JSON.stringify(value)}`);
+        assert.deepEqual(
+          validateUsername(platform, value),
+          { ok: false, code: 'invalid_username', reason: 'contains a line break or control character' },
+          `${platform} ${JSON.stringify(value)}`,
+        );
       }
     }
   });
@@ -121,15 +183,34 @@ describe('validateUsername', () => {
 describe('parseAccountRef', () => {
   it('normalises, infers and validates in one step', () => {
     assert.deepEqual(parseAccountRef('@Jack', null, 'x'), { ok: true, platform: 'x', username: 'Jack', key: 'jack' });
-    assert.deepEqual(parseAccountRef('https://bsky.app/profile/Alice.bsky.social', null, 'x'), { ok: true, platform: 'bluesky', username: 'alice.bsky.social', key: 'alice.bsky.social' });
-    assert.deepEqual(parseAccountRef('alice.bsky.social', null, 'x'), { ok: true, platform: 'bluesky', username: 'alice.bsky.social', key: 'alice.bsky.social' });
+    assert.deepEqual(parseAccountRef('https://bsky.app/profile/Alice.bsky.social', null, 'x'), {
+      ok: true,
+      platform: 'bluesky',
+      username: 'alice.bsky.social',
+      key: 'alice.bsky.social',
+    });
+    assert.deepEqual(parseAccountRef('alice.bsky.social', null, 'x'), {
+      ok: true,
+      platform: 'bluesky',
+      username: 'alice.bsky.social',
+      key: 'alice.bsky.social',
+    });
     assert.deepEqual(parseAccountRef('jack', null, 'bluesky').ok, false); // a bare name on Bluesky is not a handle
-    assert.deepEqual(parseAccountRef('https://x.com/jack', 'x', 'bluesky'), { ok: true, platform: 'x', username: 'jack', key: 'jack' });
+    assert.deepEqual(parseAccountRef('https://x.com/jack', 'x', 'bluesky'), {
+      ok: true,
+      platform: 'x',
+      username: 'jack',
+      key: 'jack',
+    });
   });
 
   it('reports an explicit platform that does not fit the value', () => {
     const result = parseAccountRef('alice.bsky.social', 'x', 'x');
-    assert.deepEqual(result, { ok: false, code: 'invalid_username', reason: 'X usernames are 1-15 letters, digits or _' });
+    assert.deepEqual(result, {
+      ok: false,
+      code: 'invalid_username',
+      reason: 'X usernames are 1-15 letters, digits or _',
+    });
   });
 
   it('refuses an empty or blank value', () => {
@@ -142,7 +223,15 @@ describe('parseAccountRef', () => {
 });
 
 describe('addresses of X pages that are not profiles', () => {
-  for (const raw of ['https://x.com/home', 'x.com/i/lists/123', 'https://twitter.com/search?q=perch', 'x.com/explore', 'https://x.com/Settings/account', 'x.com/hashtag/launch', 'x.com/i']) {
+  for (const raw of [
+    'https://x.com/home',
+    'x.com/i/lists/123',
+    'https://twitter.com/search?q=perch',
+    'x.com/explore',
+    'https://x.com/Settings/account',
+    'x.com/hashtag/launch',
+    'x.com/i',
+  ]) {
     it(`${raw} is refused with the reason`, () => {
       const ref = parseAccountRef(raw, null, 'x');
       assert.equal(ref.ok, false);
@@ -153,7 +242,12 @@ describe('addresses of X pages that are not profiles', () => {
 
   it('still accepts the bare names and real profiles that look alike', () => {
     assert.deepEqual(parseAccountRef('home', null, 'x'), { ok: true, platform: 'x', username: 'home', key: 'home' });
-    assert.deepEqual(parseAccountRef('x.com/homer', null, 'x'), { ok: true, platform: 'x', username: 'homer', key: 'homer' });
+    assert.deepEqual(parseAccountRef('x.com/homer', null, 'x'), {
+      ok: true,
+      platform: 'x',
+      username: 'homer',
+      key: 'homer',
+    });
     assert.deepEqual(parseAccountRef('x.com/ii', null, 'x'), { ok: true, platform: 'x', username: 'ii', key: 'ii' });
   });
 });

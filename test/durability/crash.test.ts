@@ -8,7 +8,11 @@ import { startServer } from '../helpers/server-process.ts';
 import { freshStoreUrl } from '../helpers/store-url.ts';
 
 const ROWS = 300_000;
-const env = (url: string) => ({ DATABASE_URL: url, ADMIN_API_KEY: ADMIN_KEY, KEY_HASH_SECRET: 'durability-secret-0123456789abcdefghij' });
+const env = (url: string) => ({
+  DATABASE_URL: url,
+  ADMIN_API_KEY: ADMIN_KEY,
+  KEY_HASH_SECRET: 'durability-secret-0123456789abcdefghij',
+});
 
 describe('durability', () => {
   it('keeps all or nothing of an import killed with SIGKILL, and restarts on an intact store', async (t) => {
@@ -16,7 +20,11 @@ describe('durability', () => {
     t.after(() => location.drop());
     const server = await startServer(env(location.url));
     const csv = `username\n${Array.from({ length: ROWS }, (_, i) => `crash${i}`).join('\n')}\n`;
-    const upload = fetch(`${server.url}/api/admin/insert`, { method: 'POST', headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'text/csv' }, body: csv }).catch(() => null);
+    const upload = fetch(`${server.url}/api/admin/insert`, {
+      method: 'POST',
+      headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'text/csv' },
+      body: csv,
+    }).catch(() => null);
     // The first progress line means rows are being written inside the open transaction.
     await server.waitForLog((line) => line.msg === 'import progress');
     server.child.kill('SIGKILL');
@@ -27,7 +35,10 @@ describe('durability', () => {
     const store = await openStore(location.url);
     try {
       assert.equal(await store.integrityCheck(), 'ok');
-      const { n } = await store.db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const { n } = await store.db
+        .selectFrom('accounts')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       assert.ok(Number(n) === 0 || Number(n) === ROWS, `all or nothing, found ${n}`);
       const imports = await store.db.selectFrom('imports').selectAll().execute();
       assert.equal(imports.length, Number(n) === 0 ? 0 : 1, 'the import record goes with its rows');
@@ -39,7 +50,11 @@ describe('durability', () => {
     t.after(() => again.child.kill('SIGKILL'));
     const health = await fetch(`${again.url}/api/health`);
     assert.equal(health.status, 200);
-    const retry = await fetch(`${again.url}/api/admin/insert`, { method: 'POST', headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'text/csv' }, body: csv });
+    const retry = await fetch(`${again.url}/api/admin/insert`, {
+      method: 'POST',
+      headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'text/csv' },
+      body: csv,
+    });
     assert.equal(retry.status, 200);
     const report = (await retry.json()) as { inserted: number; alreadyTracked: number };
     assert.equal(report.inserted + report.alreadyTracked, ROWS);

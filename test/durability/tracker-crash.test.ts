@@ -25,7 +25,15 @@ async function setup(t: TestContext) {
   const location = await freshStoreUrl();
   const x = await startFakeX();
   const users = x.addUsers(N, 'user');
-  const env = { DATABASE_URL: location.url, KEY_HASH_SECRET: SECRET, X_API_BASE_URL: x.url, X_BEARER_TOKEN: X_TOKEN, BLUESKY_API_BASE_URL: 'http://127.0.0.1:9', TRACK_LEASE: '2s', TRACK_INTERVAL: '1h' };
+  const env = {
+    DATABASE_URL: location.url,
+    KEY_HASH_SECRET: SECRET,
+    X_API_BASE_URL: x.url,
+    X_BEARER_TOKEN: X_TOKEN,
+    BLUESKY_API_BASE_URL: 'http://127.0.0.1:9',
+    TRACK_LEASE: '2s',
+    TRACK_INTERVAL: '1h',
+  };
   const config = createConfig(env);
   const store = await openStore(config.databaseUrl);
   const plan = await planImport(`username\n${users.map((u) => u.username).join('\n')}\n`, config);
@@ -39,7 +47,11 @@ async function setup(t: TestContext) {
 }
 
 async function leased(store: Store): Promise<number> {
-  const rows = await store.db.selectFrom('accounts').select('lease_owner').where('lease_owner', 'is not', null).execute();
+  const rows = await store.db
+    .selectFrom('accounts')
+    .select('lease_owner')
+    .where('lease_owner', 'is not', null)
+    .execute();
   return rows.length;
 }
 
@@ -58,7 +70,11 @@ async function until(condition: () => Promise<boolean>, timeoutMs = 20_000): Pro
  */
 async function knownWindow(store: Store, xUrl: string): Promise<void> {
   const client = createXClient({ baseUrl: xUrl, bearerToken: X_TOKEN });
-  const gate = new RateGate(store.db, `x:${client.rateLimitGroups.lookup_by_name}:${client.rateLimitScope}`, systemClock);
+  const gate = new RateGate(
+    store.db,
+    `x:${client.rateLimitGroups.lookup_by_name}:${client.rateLimitScope}`,
+    systemClock,
+  );
   const probe = await gate.tryAcquire();
   if (!probe) throw new Error('the window was already in use');
   await gate.settle(probe, { limit: 900, remaining: 900, resetAt: Date.now() + 900_000 });
@@ -79,7 +95,10 @@ test('a tracker killed with SIGKILL mid-batch: after the lease expires another t
   x.faults.clear();
   const tracker = new Tracker({
     store,
-    clients: [createXClient({ baseUrl: x.url, bearerToken: X_TOKEN }), createBlueskyClient({ baseUrl: 'http://127.0.0.1:9' })],
+    clients: [
+      createXClient({ baseUrl: x.url, bearerToken: X_TOKEN }),
+      createBlueskyClient({ baseUrl: 'http://127.0.0.1:9' }),
+    ],
     clock: systemClock,
     settings: trackerSettings(config),
     logger: createLogger('silent'),
@@ -94,7 +113,8 @@ test('a tracker killed with SIGKILL mid-batch: after the lease expires another t
 
   const snapshots = await store.db.selectFrom('metric_snapshots').select('account_id').execute();
   assert.equal(snapshots.length, N, 'one snapshot per account');
-  for (const user of users) assert.equal(x.lookupsOf(user.id), 1, `${user.username} was looked up ${x.lookupsOf(user.id)} times`);
+  for (const user of users)
+    assert.equal(x.lookupsOf(user.id), 1, `${user.username} was looked up ${x.lookupsOf(user.id)} times`);
   const states = await store.db.selectFrom('accounts').select('status').where('status', '<>', 'active').execute();
   assert.deepEqual(states, []);
 });

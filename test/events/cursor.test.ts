@@ -21,7 +21,12 @@ test('a poller sees every event once, in order, while writers commit in any orde
     const store = stores[index % stores.length]!;
     for (let i = 0; i < TRANSACTIONS; i++) {
       await store.db.transaction().execute(async (trx) => {
-        const stored = await recordEvents(trx, store.caps, [{ type: 'import.completed', accountId: null, account: null, data: { writer: index, i } }], Date.now());
+        const stored = await recordEvents(
+          trx,
+          store.caps,
+          [{ type: 'import.completed', accountId: null, account: null, data: { writer: index, i } }],
+          Date.now(),
+        );
         // Hold the transaction open a while after its insert: a later insert by another writer
         // could commit first if event writers did not take turns.
         await sql`select 1`.execute(trx);
@@ -53,5 +58,9 @@ test('a poller sees every event once, in order, while writers commit in any orde
   assert.equal(written.length, WRITERS * TRANSACTIONS);
   assert.equal(new Set(seen).size, seen.length, 'no event twice');
   assert.deepEqual([...seen].sort(), [...written].sort(), 'every event, none skipped');
-  assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b), 'oldest first');
+  assert.deepEqual(
+    seqs,
+    [...seqs].sort((a, b) => a - b),
+    'oldest first',
+  );
 });

@@ -17,11 +17,35 @@ describe('retention', () => {
     const clock = new TestClock();
     const now = clock.now();
     const old = PRUNE_BATCH * 2 + 17;
-    const audit = Array.from({ length: old }, (_, i) => ({ at: now - 400 * DAY - i, actor: null, action: 'test.old', target: null, detail: null }));
-    for (let i = 0; i < audit.length; i += 500) await store!.db.insertInto('audit_log').values(audit.slice(i, i + 500)).execute();
-    await store!.db.insertInto('audit_log').values({ at: now - DAY, actor: null, action: 'test.recent', target: null, detail: null }).execute();
-    const idem = (key: string, at: number) => ({ owner: 'key_a', idempotency_key: key, route: 'r', request_hash: 'h', status_code: 201, response: 'sealed', created_at: at });
-    await store!.db.insertInto('idempotency_keys').values([idem('old', now - 25 * 3_600_000), idem('new', now - 3_600_000)]).execute();
+    const audit = Array.from({ length: old }, (_, i) => ({
+      at: now - 400 * DAY - i,
+      actor: null,
+      action: 'test.old',
+      target: null,
+      detail: null,
+    }));
+    for (let i = 0; i < audit.length; i += 500)
+      await store!.db
+        .insertInto('audit_log')
+        .values(audit.slice(i, i + 500))
+        .execute();
+    await store!.db
+      .insertInto('audit_log')
+      .values({ at: now - DAY, actor: null, action: 'test.recent', target: null, detail: null })
+      .execute();
+    const idem = (key: string, at: number) => ({
+      owner: 'key_a',
+      idempotency_key: key,
+      route: 'r',
+      request_hash: 'h',
+      status_code: 201,
+      response: 'sealed',
+      created_at: at,
+    });
+    await store!.db
+      .insertInto('idempotency_keys')
+      .values([idem('old', now - 25 * 3_600_000), idem('new', now - 3_600_000)])
+      .execute();
 
     const config = createConfig({ AUDIT_RETENTION: '365d', IMPORTS_RETENTION: 'off' });
     const report = await pruneOnce(store!, config.retention, clock, async () => {});
@@ -29,38 +53,53 @@ describe('retention', () => {
     assert.equal(report.deleted.idempotency, 1);
     assert.equal(report.deleted.imports, undefined, 'off keeps a table for ever');
     const actions = await store!.db.selectFrom('audit_log').select('action').execute();
-    assert.deepEqual(actions.map((a) => a.action), ['test.recent']);
+    assert.deepEqual(
+      actions.map((a) => a.action),
+      ['test.recent'],
+    );
     const keys = await store!.db.selectFrom('idempotency_keys').select('idempotency_key').execute();
-    assert.deepEqual(keys.map((k) => k.idempotency_key), ['new']);
+    assert.deepEqual(
+      keys.map((k) => k.idempotency_key),
+      ['new'],
+    );
     assert.deepEqual((await pruneOnce(store!, config.retention, clock, async () => {})).deleted.audit, 0);
   });
 });
 
 describe('bounded reads', () => {
-  it('ends a filtered page after a bounded scan with a cursor that finds every match', { timeout: 120_000 }, async (t) => {
-    const test = await build(t);
-    const n = MAX_SCANNED_ROWS * 2 + 500;
-    const names = Array.from({ length: n }, (_, i) => `b${String(i).padStart(6, '0')}`);
-    const csv = `username,tags\n${names.map((name, i) => `${name},${i === 0 || i === n - 1 ? 'rare' : 'common'}`).join('\n')}\n`;
-    const imported = await test.app.inject({ method: 'POST', url: '/api/admin/insert', headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'text/csv' }, payload: csv });
-    assert.equal(imported.statusCode, 200, imported.body);
-    const found: string[] = [];
-    const pages: number[] = [];
-    let cursor: string | null = null;
-    do {
-      const url: string = `/api/?tag=rare&sort=username&limit=10${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-      const page = await test.app.inject({ method: 'GET', url, headers: { 'x-api-key': ADMIN_KEY } });
-      assert.equal(page.statusCode, 200, page.body);
-      const body = page.json() as { data: { username: string }[]; nextCursor: string | null };
-      found.push(...body.data.map((a) => a.username));
-      pages.push(body.data.length);
-      cursor = body.nextCursor;
-    } while (cursor !== null);
-    assert.deepEqual(found, [names[0], names[n - 1]]);
-    // Each page scanned at most MAX_SCANNED_ROWS accounts, so the matches came on separate pages.
-    assert.equal(pages.length, Math.ceil(n / MAX_SCANNED_ROWS));
-    assert.deepEqual(pages, [1, 0, 1]);
-  });
+  it(
+    'ends a filtered page after a bounded scan with a cursor that finds every match',
+    { timeout: 120_000 },
+    async (t) => {
+      const test = await build(t);
+      const n = MAX_SCANNED_ROWS * 2 + 500;
+      const names = Array.from({ length: n }, (_, i) => `b${String(i).padStart(6, '0')}`);
+      const csv = `username,tags\n${names.map((name, i) => `${name},${i === 0 || i === n - 1 ? 'rare' : 'common'}`).join('\n')}\n`;
+      const imported = await test.app.inject({
+        method: 'POST',
+        url: '/api/admin/insert',
+        headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'text/csv' },
+        payload: csv,
+      });
+      assert.equal(imported.statusCode, 200, imported.body);
+      const found: string[] = [];
+      const pages: number[] = [];
+      let cursor: string | null = null;
+      do {
+        const url: string = `/api/?tag=rare&sort=username&limit=10${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+        const page = await test.app.inject({ method: 'GET', url, headers: { 'x-api-key': ADMIN_KEY } });
+        assert.equal(page.statusCode, 200, page.body);
+        const body = page.json() as { data: { username: string }[]; nextCursor: string | null };
+        found.push(...body.data.map((a) => a.username));
+        pages.push(body.data.length);
+        cursor = body.nextCursor;
+      } while (cursor !== null);
+      assert.deepEqual(found, [names[0], names[n - 1]]);
+      // Each page scanned at most MAX_SCANNED_ROWS accounts, so the matches came on separate pages.
+      assert.equal(pages.length, Math.ceil(n / MAX_SCANNED_ROWS));
+      assert.deepEqual(pages, [1, 0, 1]);
+    },
+  );
 });
 
 describe('imports behind another import', () => {
@@ -69,8 +108,16 @@ describe('imports behind another import', () => {
     await a!.db.transaction().execute(async (first) => {
       assert.equal(await a!.caps.trySerialize(first, 'imports'), true);
       const second = await b!.db.transaction().execute((trx) => b!.caps.trySerialize(trx, 'imports'));
-      assert.equal(second, dialectName === 'sqlite', 'the second import may not proceed while the first holds the lock');
+      assert.equal(
+        second,
+        dialectName === 'sqlite',
+        'the second import may not proceed while the first holds the lock',
+      );
     });
-    assert.equal(await b!.db.transaction().execute((trx) => b!.caps.trySerialize(trx, 'imports')), true, 'free again once the first commits');
+    assert.equal(
+      await b!.db.transaction().execute((trx) => b!.caps.trySerialize(trx, 'imports')),
+      true,
+      'free again once the first commits',
+    );
   });
 });

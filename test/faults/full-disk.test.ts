@@ -14,7 +14,12 @@ const admin = { 'x-api-key': ADMIN_KEY, 'content-type': 'text/csv' };
 describe('a full disk', { skip }, () => {
   it('answers 503 to an import that does not fit, keeps what was committed, and takes it once there is room', async (t) => {
     const test = await build(t);
-    const first = await test.app.inject({ method: 'POST', url: '/api/admin/insert', headers: admin, payload: `username\n${Array.from({ length: 500 }, (_, i) => `kept${i}`).join('\n')}\n` });
+    const first = await test.app.inject({
+      method: 'POST',
+      url: '/api/admin/insert',
+      headers: admin,
+      payload: `username\n${Array.from({ length: 500 }, (_, i) => `kept${i}`).join('\n')}\n`,
+    });
     assert.equal(first.statusCode, 200, first.body);
     const db = test.deps.store.db;
     const pages = Number((await sql<{ page_count: number }>`pragma page_count`.execute(db)).rows[0]?.page_count);
@@ -28,11 +33,23 @@ describe('a full disk', { skip }, () => {
     assert.ok(full.headers['retry-after']);
 
     const count = async (prefix: string) =>
-      Number((await db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).where('username_key', 'like', `${prefix}%`).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await db
+            .selectFrom('accounts')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('username_key', 'like', `${prefix}%`)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     assert.equal(await count('kept'), 500, 'nothing committed before is lost');
     assert.equal(await count('lost'), 0, 'the import is all or nothing');
     assert.equal(await test.deps.store.integrityCheck(), 'ok');
-    const kept = await test.app.inject({ method: 'GET', url: '/api/?username=kept1', headers: { 'x-api-key': ADMIN_KEY } });
+    const kept = await test.app.inject({
+      method: 'GET',
+      url: '/api/?username=kept1',
+      headers: { 'x-api-key': ADMIN_KEY },
+    });
     assert.equal(kept.statusCode, 200, 'reads go on while the disk is full');
 
     await sql.raw('pragma max_page_count = 1073741823').execute(db);

@@ -61,7 +61,10 @@ function readLoad(url: string, concurrency: number) {
   const loops = Array.from({ length: concurrency }, async (_, i) => {
     while (running) {
       try {
-        const response = await fetch(`${url}/api/?username=fault${i}`, { headers: { 'x-api-key': ADMIN_KEY }, signal: AbortSignal.timeout(20_000) });
+        const response = await fetch(`${url}/api/?username=fault${i}`, {
+          headers: { 'x-api-key': ADMIN_KEY },
+          signal: AbortSignal.timeout(20_000),
+        });
         await response.arrayBuffer();
         answers.push({ at: Date.now(), status: response.status, retryAfter: response.headers.get('retry-after') });
       } catch {
@@ -106,7 +109,15 @@ describe('PostgreSQL outages', { skip, timeout: 180_000 }, () => {
     const users = x.addUsers(3_000, 'fault');
     // Two lookups a second: the tracker is still working through its batches when the store goes.
     x.setRateLimit('users_by', 2, 1_000);
-    const server = await startServer({ ...baseEnv(outage.url), TRACKER: 'on', X_API_BASE_URL: x.url, X_BEARER_TOKEN: X_TOKEN, BLUESKY_API_BASE_URL: 'http://127.0.0.1:9', X_DAILY_READ_BUDGET: '1000000', TRACK_LEASE: '15s' });
+    const server = await startServer({
+      ...baseEnv(outage.url),
+      TRACKER: 'on',
+      X_API_BASE_URL: x.url,
+      X_BEARER_TOKEN: X_TOKEN,
+      BLUESKY_API_BASE_URL: 'http://127.0.0.1:9',
+      X_DAILY_READ_BUDGET: '1000000',
+      TRACK_LEASE: '15s',
+    });
     t.after(async () => {
       server.child.kill('SIGKILL');
       await server.exited;
@@ -114,7 +125,11 @@ describe('PostgreSQL outages', { skip, timeout: 180_000 }, () => {
       await x.close();
       await location.drop();
     });
-    const imported = await fetch(`${server.url}/api/admin/insert`, { method: 'POST', headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'text/csv' }, body: `username\n${users.map((u) => u.username).join('\n')}\n` });
+    const imported = await fetch(`${server.url}/api/admin/insert`, {
+      method: 'POST',
+      headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'text/csv' },
+      body: `username\n${users.map((u) => u.username).join('\n')}\n`,
+    });
     assert.equal(imported.status, 200, await imported.text());
 
     const load = readLoad(server.url, 6);
@@ -136,9 +151,14 @@ describe('PostgreSQL outages', { skip, timeout: 180_000 }, () => {
     alive(server);
     await liveAnswers(server);
     const during = load.answers.filter((a) => a.at > cutAt + 500 && a.at < restoredAt);
-    assert.ok(during.some((a) => a.status === 503), `503s during the outage (saw ${[...new Set(during.map((a) => a.status))].join(', ')})`);
-    for (const answer of load.answers) assert.ok([200, 404, 503].includes(answer.status), `only 200, 404 and 503, saw ${answer.status}`);
-    for (const answer of load.answers.filter((a) => a.status === 503)) assert.ok(answer.retryAfter, '503 says when to retry');
+    assert.ok(
+      during.some((a) => a.status === 503),
+      `503s during the outage (saw ${[...new Set(during.map((a) => a.status))].join(', ')})`,
+    );
+    for (const answer of load.answers)
+      assert.ok([200, 404, 503].includes(answer.status), `only 200, 404 and 503, saw ${answer.status}`);
+    for (const answer of load.answers.filter((a) => a.status === 503))
+      assert.ok(answer.retryAfter, '503 says when to retry');
     assert.ok(recoveredAt - restoredAt < RECOVERY_MS, `reads came back ${recoveredAt - restoredAt} ms after the store`);
     const lost = server.lines.filter((line) => line.msg === 'store connection lost; it is replaced on the next use');
     assert.ok(lost.length > 0, 'the dropped connections were noticed and logged');
@@ -149,7 +169,11 @@ describe('PostgreSQL outages', { skip, timeout: 180_000 }, () => {
     t.after(() => store.close());
     const deadline = Date.now() + 120_000;
     for (;;) {
-      const { n } = await store.db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).where('last_checked_at', 'is', null).executeTakeFirstOrThrow();
+      const { n } = await store.db
+        .selectFrom('accounts')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('last_checked_at', 'is', null)
+        .executeTakeFirstOrThrow();
       if (Number(n) === 0) break;
       assert.ok(Date.now() < deadline, `${n} accounts never checked after the outage`);
       await delay(250);
@@ -169,18 +193,29 @@ describe('PostgreSQL outages', { skip, timeout: 180_000 }, () => {
     });
     const rows = 200_000;
     const csv = `username\n${Array.from({ length: rows }, (_, i) => `cut${i}`).join('\n')}\n`;
-    const send = () => fetch(`${server.url}/api/admin/insert`, { method: 'POST', headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'text/csv' }, body: csv });
+    const send = () =>
+      fetch(`${server.url}/api/admin/insert`, {
+        method: 'POST',
+        headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'text/csv' },
+        body: csv,
+      });
     const upload = send();
     await server.waitForLog((line) => line.msg === 'import progress', 60_000);
     await outage.run(OUTAGE_MS);
     const cut = await upload;
-    assert.ok([200, 503].includes(cut.status), `the cut import answers 200 (it committed first) or 503, not ${cut.status}`);
+    assert.ok(
+      [200, 503].includes(cut.status),
+      `the cut import answers 200 (it committed first) or 503, not ${cut.status}`,
+    );
     if (cut.status === 503) assert.ok(cut.headers.get('retry-after'));
     alive(server);
 
     const store = await openStore(location.url, { migrate: false });
     t.after(() => store.close());
-    const { n } = await store.db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const { n } = await store.db
+      .selectFrom('accounts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     assert.ok(Number(n) === 0 || Number(n) === rows, `all or nothing, found ${n}`);
     const imports = await store.db.selectFrom('imports').selectAll().execute();
     assert.equal(imports.length, Number(n) === 0 ? 0 : 1, 'the import record goes with its rows');

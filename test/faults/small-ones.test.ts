@@ -23,14 +23,21 @@ function tempDir(t: { after(fn: () => void): void }): string {
 describe('small ones', () => {
   it('exits 1 when a stop cannot finish within SHUTDOWN_TIMEOUT', { timeout: 60_000 }, async (t) => {
     const location = await freshStoreUrl();
-    const server = await startServer({ DATABASE_URL: location.url, ADMIN_API_KEY: ADMIN_KEY, KEY_HASH_SECRET: SECRET, SHUTDOWN_TIMEOUT: '1s' });
+    const server = await startServer({
+      DATABASE_URL: location.url,
+      ADMIN_API_KEY: ADMIN_KEY,
+      KEY_HASH_SECRET: SECRET,
+      SHUTDOWN_TIMEOUT: '1s',
+    });
     t.after(() => location.drop());
     // An upload that never finishes keeps a request open through the drain.
     const { port } = new URL(server.url);
     const socket = connect(Number(port), '127.0.0.1');
     t.after(() => socket.destroy());
     await new Promise((resolve) => socket.once('connect', resolve));
-    socket.write(`POST /api/admin/insert HTTP/1.1\r\nhost: x\r\nx-api-key: ${ADMIN_KEY}\r\ncontent-type: text/csv\r\ncontent-length: 100000\r\n\r\nusername\nslow\n`);
+    socket.write(
+      `POST /api/admin/insert HTTP/1.1\r\nhost: x\r\nx-api-key: ${ADMIN_KEY}\r\ncontent-type: text/csv\r\ncontent-length: 100000\r\n\r\nusername\nslow\n`,
+    );
     await server.waitForLog((line) => line.msg === 'incoming request');
     server.child.kill('SIGTERM');
     const exit = await server.exited;
@@ -41,7 +48,12 @@ describe('small ones', () => {
   it('answers a body with thousands of unknown fields with its first problems only', async (t) => {
     const test = await build(t);
     const payload = Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`field${i}${'x'.repeat(100)}`, i]));
-    const response = await test.app.inject({ method: 'POST', url: '/api/admin/api-keys', headers: { 'x-api-key': ADMIN_KEY }, payload: { role: 'app', username: 'bob', ...payload } });
+    const response = await test.app.inject({
+      method: 'POST',
+      url: '/api/admin/api-keys',
+      headers: { 'x-api-key': ADMIN_KEY },
+      payload: { role: 'app', username: 'bob', ...payload },
+    });
     assert.equal(response.statusCode, 400);
     const problem = response.json();
     assert.equal(problem.code, 'validation_failed');

@@ -98,11 +98,18 @@ describe('revocation', () => {
     const test = await build(t);
     const { apiKey, id } = await test.createKey('app');
     const csv = `username\n${Array.from({ length: 200_000 }, (_, i) => `rv${i}`).join('\n')}\n`;
-    const importing = test.app.inject({ method: 'POST', url: '/api/admin/insert', headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'text/csv' }, payload: csv });
+    const importing = test.app.inject({
+      method: 'POST',
+      url: '/api/admin/insert',
+      headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'text/csv' },
+      payload: csv,
+    });
     // Once rows are being written, the revocation queues behind the import on SQLite's one writer.
     while (!test.logs.some((line) => line.includes('"import progress"'))) await delay(5);
     let revoked = false;
-    const revoking = test.app.inject({ method: 'DELETE', url: `/api/admin/api-keys/${id}`, headers: { 'x-api-key': ADMIN_KEY } }).then((r) => ((revoked = true), r));
+    const revoking = test.app
+      .inject({ method: 'DELETE', url: `/api/admin/api-keys/${id}`, headers: { 'x-api-key': ADMIN_KEY } })
+      .then((r) => ((revoked = true), r));
     await delay(0);
     // The authenticator itself, so the request's other store work (the per-key count, which may
     // itself wait for the writer) does not decide what is measured.
@@ -113,7 +120,8 @@ describe('revocation', () => {
     const me = await test.app.inject({ method: 'GET', url: '/api/me', headers: { 'x-api-key': apiKey } });
     assert.equal(me.statusCode, 401, me.body);
     assert.equal(me.json().code, 'api_key_revoked');
-    if (dialectName === 'sqlite') assert.equal(writtenFirst, false, 'refused while the revocation waited for the writer');
+    if (dialectName === 'sqlite')
+      assert.equal(writtenFirst, false, 'refused while the revocation waited for the writer');
     assert.equal((await revoking).statusCode, 200);
     assert.equal((await importing).statusCode, 200);
   });

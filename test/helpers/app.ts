@@ -36,10 +36,21 @@ export interface TestApp {
   createKey(role: 'app' | 'admin', extra?: Record<string, unknown>): Promise<{ apiKey: string; id: string }>;
 }
 
-export async function build(t: TestContext, overrides: Partial<Config> = {}, env: Record<string, string> = {}, setup?: (app: FastifyInstance) => void): Promise<TestApp> {
+export async function build(
+  t: TestContext,
+  overrides: Partial<Config> = {},
+  env: Record<string, string> = {},
+  setup?: (app: FastifyInstance) => void,
+): Promise<TestApp> {
   const store = await freshStoreUrl();
   const config = createConfig(
-    { ADMIN_API_KEY: ADMIN_KEY, KEY_HASH_SECRET: 'test-secret-0123456789abcdefghijklmnopqrstuvwxyz', DATABASE_URL: store.url, LOG_LEVEL: 'info', ...env },
+    {
+      ADMIN_API_KEY: ADMIN_KEY,
+      KEY_HASH_SECRET: 'test-secret-0123456789abcdefghijklmnopqrstuvwxyz',
+      DATABASE_URL: store.url,
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     overrides,
   );
   const logs: string[] = [];
@@ -50,7 +61,11 @@ export async function build(t: TestContext, overrides: Partial<Config> = {}, env
     },
   });
   const clock = new TestClock();
-  const { app, deps, firstAdminKey, tracker } = await composeApp(config, { logger: createLogger(config.logLevel, { destination, pretty: false }), clock, trackerClock: { now: clock.now, sleep: async () => {} } });
+  const { app, deps, firstAdminKey, tracker } = await composeApp(config, {
+    logger: createLogger(config.logLevel, { destination, pretty: false }),
+    clock,
+    trackerClock: { now: clock.now, sleep: async () => {} },
+  });
   t.after(async () => {
     await app.close();
     await store.drop();
@@ -67,7 +82,12 @@ export async function build(t: TestContext, overrides: Partial<Config> = {}, env
     firstAdminKey,
     tracker,
     async createKey(role, extra = {}) {
-      const response = await app.inject({ method: 'POST', url: '/api/admin/api-keys', headers: { 'x-api-key': ADMIN_KEY }, payload: { role, username: `user-${role}`, ...extra } });
+      const response = await app.inject({
+        method: 'POST',
+        url: '/api/admin/api-keys',
+        headers: { 'x-api-key': ADMIN_KEY },
+        payload: { role, username: `user-${role}`, ...extra },
+      });
       if (response.statusCode !== 201) throw new Error(`key creation failed: ${response.body}`);
       const body = response.json<{ apiKey: string; id: string }>();
       return { apiKey: body.apiKey, id: body.id };

@@ -16,7 +16,15 @@ export function perch(args: string[], env: Record<string, string>): Promise<CliR
   const { NODE_TEST_CONTEXT: _, ...inherited } = process.env;
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
     cwd: ROOT,
-    env: { ...inherited, ADMIN_API_KEY: '', PERCH_URL: '', PERCH_API_KEY: '', LOG_LEVEL: 'silent', KEY_HASH_SECRET: SECRET, ...env },
+    env: {
+      ...inherited,
+      ADMIN_API_KEY: '',
+      PERCH_URL: '',
+      PERCH_API_KEY: '',
+      LOG_LEVEL: 'silent',
+      KEY_HASH_SECRET: SECRET,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -37,7 +37,8 @@ export async function responseOf(client: RawClient, timeoutMs = 5_000): Promise<
     if (end >= 0) {
       const head = text.slice(0, end);
       const length = Number(/content-length: *(\d+)/i.exec(head)?.[1] ?? 0);
-      if (text.length >= end + 4 + length || client.isClosed()) return { head, body: text.slice(end + 4, end + 4 + length) };
+      if (text.length >= end + 4 + length || client.isClosed())
+        return { head, body: text.slice(end + 4, end + 4 + length) };
     }
     if (client.isClosed() || Date.now() > deadline) return { head: text, body: '' };
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -46,7 +47,9 @@ export async function responseOf(client: RawClient, timeoutMs = 5_000): Promise<
 
 export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms)));
+  const timeout = new Promise<never>(
+    (_resolve, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms)),
+  );
   try {
     return await Promise.race([promise, timeout]);
   } finally {
@@ -63,4 +66,3 @@ export async function withClient(port: number, use: (client: RawClient) => Promi
     client.socket.destroy();
   }
 }
-

@@ -12,7 +12,10 @@ export interface ServerProcess {
   /** Everything written to stdout so far, log lines and plain text. */
   readonly stdout: string;
   /** Resolves with the first log line matching `predicate`. */
-  waitForLog(predicate: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  waitForLog(
+    predicate: (line: Record<string, unknown>) => boolean,
+    timeoutMs?: number,
+  ): Promise<Record<string, unknown>>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -40,8 +43,14 @@ async function startPerch(command: 'serve' | 'api' | 'worker', env: Record<strin
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Record<string, unknown>[] = [];
-  const waiters: { predicate: (line: Record<string, unknown>) => boolean; resolve: (line: Record<string, unknown>) => void }[] = [];
-  const exited = once(child, 'exit').then(([code, signal]) => ({ code: code as number | null, signal: signal as NodeJS.Signals | null }));
+  const waiters: {
+    predicate: (line: Record<string, unknown>) => boolean;
+    resolve: (line: Record<string, unknown>) => void;
+  }[] = [];
+  const exited = once(child, 'exit').then(([code, signal]) => ({
+    code: code as number | null,
+    signal: signal as NodeJS.Signals | null,
+  }));
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   let stdout = '';
@@ -65,14 +74,20 @@ async function startPerch(command: 'serve' | 'api' | 'worker', env: Record<strin
     new Promise<Record<string, unknown>>((resolve, reject) => {
       const seen = lines.find(predicate);
       if (seen) return resolve(seen);
-      const timer = setTimeout(() => reject(new Error(`no such log line within ${timeoutMs} ms; stderr: ${stderr}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`no such log line within ${timeoutMs} ms; stderr: ${stderr}`)),
+        timeoutMs,
+      );
       waiters.push({ predicate, resolve: (line) => (clearTimeout(timer), resolve(line)) });
       void exited.then(() => reject(new Error(`server exited; stderr: ${stderr}`)));
     });
   let listening: Record<string, unknown>;
   try {
     if (command === 'worker') await waitForLog((line) => line.msg === 'worker started', START_TIMEOUT_MS);
-    listening = await waitForLog((line) => typeof line.msg === 'string' && line.msg.startsWith('Server listening at'), START_TIMEOUT_MS);
+    listening = await waitForLog(
+      (line) => typeof line.msg === 'string' && line.msg.startsWith('Server listening at'),
+      START_TIMEOUT_MS,
+    );
   } catch (error) {
     // A child that did not start in time must not outlive the test (it would hold the runner open).
     child.kill('SIGKILL');

@@ -22,7 +22,11 @@ export interface TestStoreUrl {
 export async function freshStoreUrl(): Promise<TestStoreUrl> {
   if (POSTGRES_URL === null) {
     const dir = mkdtempSync(join(tmpdir(), 'perch-test-'));
-    return { url: `file:${join(dir, 'perch.db')}`, dir, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      url: `file:${join(dir, 'perch.db')}`,
+      dir,
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: POSTGRES_URL });

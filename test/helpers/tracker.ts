@@ -47,12 +47,21 @@ export interface TrackerWorld {
   account(platform: Platform, username: string): Promise<Account>;
 }
 
-export async function trackerWorld(t: TestContext, options: { x?: FakeXOptions; env?: Record<string, string> } = {}): Promise<TrackerWorld> {
+export async function trackerWorld(
+  t: TestContext,
+  options: { x?: FakeXOptions; env?: Record<string, string> } = {},
+): Promise<TrackerWorld> {
   const location = await freshStoreUrl();
   const clock = new VirtualClock();
   const x = await startFakeX({ clock, ...options.x });
   const bsky = await startFakeBluesky({ clock });
-  const config = createConfig({ DATABASE_URL: location.url, KEY_HASH_SECRET: 'test-secret-0123456789abcdefghijklmnopqrstuvwxyz', TRACK_INTERVAL: '1h', TRACK_LEASE: '1d', ...options.env });
+  const config = createConfig({
+    DATABASE_URL: location.url,
+    KEY_HASH_SECRET: 'test-secret-0123456789abcdefghijklmnopqrstuvwxyz',
+    TRACK_INTERVAL: '1h',
+    TRACK_LEASE: '1d',
+    ...options.env,
+  });
   // The lease is long here because virtual time jumps while a batch's real work (a PostgreSQL
   // round trip) is still running; lease expiry has its own test with real processes.
   const store = await openStore(config.databaseUrl);

@@ -20,13 +20,36 @@ describe('GET /api/', () => {
     const test = await build(t);
     await insert(test, 'username,platform,tags\nJack,x,founders\nalice.bsky.social,bluesky,\n');
     const { apiKey } = await test.createKey('app');
-    for (const url of ['/api/?username=jack', '/api/?username=%40JACK', '/api/?username=https%3A%2F%2Fx.com%2Fjack', '/api/?username=jack&platform=x', '/api/accounts/x/JACK']) {
+    for (const url of [
+      '/api/?username=jack',
+      '/api/?username=%40JACK',
+      '/api/?username=https%3A%2F%2Fx.com%2Fjack',
+      '/api/?username=jack&platform=x',
+      '/api/accounts/x/JACK',
+    ]) {
       const response = await get(test, url, apiKey);
       assert.equal(response.statusCode, 200, url);
       const account = response.json();
       assert.equal(account.username, 'Jack');
       assert.equal(account.platform, 'x');
-      assert.deepEqual(Object.keys(account).sort(), ['analysis', 'id', 'metrics', 'note', 'platform', 'platformUserId', 'profile', 'renames', 'status', 'statusReason', 'tags', 'tracking', 'username'].sort());
+      assert.deepEqual(
+        Object.keys(account).sort(),
+        [
+          'analysis',
+          'id',
+          'metrics',
+          'note',
+          'platform',
+          'platformUserId',
+          'profile',
+          'renames',
+          'status',
+          'statusReason',
+          'tags',
+          'tracking',
+          'username',
+        ].sort(),
+      );
       assert.equal(account.profile, null);
       assert.equal(account.tracking.consecutiveFailures, 0);
     }
@@ -46,7 +69,10 @@ describe('GET /api/', () => {
     await insert(test, 'jack\nalice\n');
     const response = await get(test, '/api/?usernames=jack,nobody,ALICE');
     assert.equal(response.statusCode, 200);
-    assert.deepEqual(response.json().data.map((a: { username: string }) => a.username), ['jack', 'alice']);
+    assert.deepEqual(
+      response.json().data.map((a: { username: string }) => a.username),
+      ['jack', 'alice'],
+    );
     assert.deepEqual(response.json().missing, ['nobody']);
     const tooMany = await get(test, `/api/?usernames=${Array.from({ length: 101 }, (_, i) => `u${i}`).join(',')}`);
     assert.equal(tooMany.statusCode, 400);
@@ -75,7 +101,8 @@ describe('GET /api/', () => {
   it('filters by status, platform, tag and prefix, and refuses a foreign cursor', async (t) => {
     const test = await build(t);
     await insert(test, 'username,tags\njack,founders|press\njason,press\nbob,\ncarol.bsky.social,founders\n');
-    const names = async (query: string) => (await get(test, `/api/?${query}`)).json().data.map((a: { username: string }) => a.username);
+    const names = async (query: string) =>
+      (await get(test, `/api/?${query}`)).json().data.map((a: { username: string }) => a.username);
     assert.deepEqual(await names('tag=founders'), ['carol.bsky.social', 'jack']);
     assert.deepEqual(await names('q=ja'), ['jack', 'jason']);
     assert.deepEqual(await names('platform=bluesky'), ['carol.bsky.social']);
@@ -98,34 +125,74 @@ describe('admin account changes', () => {
   it('pauses, resumes and labels an account, with an audit entry each', async (t) => {
     const test = await build(t);
     await insert(test, 'jack\n');
-    const paused = await test.app.inject({ method: 'PATCH', url: '/api/admin/accounts/x/jack', headers: admin, payload: { paused: true, tags: ['vip'] } });
+    const paused = await test.app.inject({
+      method: 'PATCH',
+      url: '/api/admin/accounts/x/jack',
+      headers: admin,
+      payload: { paused: true, tags: ['vip'] },
+    });
     assert.equal(paused.statusCode, 200);
     assert.equal(paused.json().status, 'paused');
     assert.equal(paused.json().tracking.nextCheckAt, null);
     assert.deepEqual(paused.json().tags, ['vip']);
-    const resumed = await test.app.inject({ method: 'PATCH', url: '/api/admin/accounts/x/jack', headers: admin, payload: { paused: false } });
+    const resumed = await test.app.inject({
+      method: 'PATCH',
+      url: '/api/admin/accounts/x/jack',
+      headers: admin,
+      payload: { paused: false },
+    });
     assert.equal(resumed.json().status, 'pending');
     assert.equal(resumed.json().tracking.nextCheckAt, new Date(test.clock.now()).toISOString());
     for (const payload of [{}, { paused: 'yes' }, { tags: ['a', 'a'] }, { colour: 'red' }]) {
-      const bad = await test.app.inject({ method: 'PATCH', url: '/api/admin/accounts/x/jack', headers: admin, payload });
+      const bad = await test.app.inject({
+        method: 'PATCH',
+        url: '/api/admin/accounts/x/jack',
+        headers: admin,
+        payload,
+      });
       assert.equal(bad.statusCode, 400, JSON.stringify(payload));
     }
-    const unknown = await test.app.inject({ method: 'PATCH', url: '/api/admin/accounts/x/nobody', headers: admin, payload: { paused: true } });
+    const unknown = await test.app.inject({
+      method: 'PATCH',
+      url: '/api/admin/accounts/x/nobody',
+      headers: admin,
+      payload: { paused: true },
+    });
     assert.equal(unknown.statusCode, 404);
-    const audit = (await get(test, '/api/admin/audit')).json().data.filter((e: { action: string }) => e.action === 'account.update');
+    const audit = (await get(test, '/api/admin/audit'))
+      .json()
+      .data.filter((e: { action: string }) => e.action === 'account.update');
     assert.equal(audit.length, 2);
   });
 
   it('stops tracking (kept) or purges (gone for good)', async (t) => {
     const test = await build(t);
     await insert(test, 'jack\nalice\n');
-    assert.equal((await test.app.inject({ method: 'DELETE', url: '/api/admin/accounts/x/jack', headers: admin })).statusCode, 200);
-    assert.equal((await test.app.inject({ method: 'DELETE', url: '/api/admin/accounts/x/jack', headers: admin })).statusCode, 404);
-    const kept = await test.deps.store.db.selectFrom('accounts').select('untracked_at').where('username_key', '=', 'jack').executeTakeFirst();
+    assert.equal(
+      (await test.app.inject({ method: 'DELETE', url: '/api/admin/accounts/x/jack', headers: admin })).statusCode,
+      200,
+    );
+    assert.equal(
+      (await test.app.inject({ method: 'DELETE', url: '/api/admin/accounts/x/jack', headers: admin })).statusCode,
+      404,
+    );
+    const kept = await test.deps.store.db
+      .selectFrom('accounts')
+      .select('untracked_at')
+      .where('username_key', '=', 'jack')
+      .executeTakeFirst();
     assert.ok(kept?.untracked_at);
-    const purged = await test.app.inject({ method: 'DELETE', url: '/api/admin/accounts/x/alice?purge=true', headers: admin });
+    const purged = await test.app.inject({
+      method: 'DELETE',
+      url: '/api/admin/accounts/x/alice?purge=true',
+      headers: admin,
+    });
     assert.deepEqual(purged.json(), { success: true, purged: true });
-    const gone = await test.deps.store.db.selectFrom('accounts').select('id').where('username_key', '=', 'alice').executeTakeFirst();
+    const gone = await test.deps.store.db
+      .selectFrom('accounts')
+      .select('id')
+      .where('username_key', '=', 'alice')
+      .executeTakeFirst();
     assert.equal(gone, undefined);
   });
 });

@@ -9,7 +9,12 @@ const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 async function signIn(test: TestApp, key: string, headers: Record<string, string> = {}, next?: string) {
   const payload = new URLSearchParams({ apiKey: key, ...(next !== undefined ? { next } : {}) }).toString();
-  const response = await test.app.inject({ method: 'POST', url: '/ui/sign-in', headers: { ...FORM, ...headers }, payload });
+  const response = await test.app.inject({
+    method: 'POST',
+    url: '/ui/sign-in',
+    headers: { ...FORM, ...headers },
+    payload,
+  });
   const setCookie = String(response.headers['set-cookie'] ?? '');
   return { response, setCookie, cookie: setCookie.split(';')[0] ?? '' };
 }
@@ -35,10 +40,13 @@ describe('dashboard sessions', () => {
     assert.ok(!setCookie.includes(ADMIN_KEY));
     const stored = await test.deps.store.db.selectFrom('ui_sessions').selectAll().execute();
     assert.equal(stored.length, 1);
-    assert.ok(!JSON.stringify(stored).includes(setCookie.split(';')[0]?.split('=')[1] ?? 'x'), 'only a hash of the cookie is stored');
+    assert.ok(
+      !JSON.stringify(stored).includes(setCookie.split(';')[0]?.split('=')[1] ?? 'x'),
+      'only a hash of the cookie is stored',
+    );
   });
 
-  it('counts failed sign-ins with the API\'s failed authentications', async (t) => {
+  it("counts failed sign-ins with the API's failed authentications", async (t) => {
     const test = await build(t, { authFailuresPerMinute: 2 });
     assert.equal((await signIn(test, 'perch_wrong')).response.statusCode, 401);
     assert.equal((await signIn(test, 'perch_wrong')).response.statusCode, 401);
@@ -51,8 +59,18 @@ describe('dashboard sessions', () => {
 
   it('goes back to the page asked for, never to another site', async (t) => {
     const test = await build(t);
-    assert.equal((await signIn(test, ADMIN_KEY, {}, '/ui/accounts?q=al&sort=-followers')).response.headers.location, '/ui/accounts?q=al&sort=-followers');
-    for (const next of ['//evil.example/', 'https://evil.example/', '/ui//evil.example', '/ui/\\evil.example', '/api/me', '/ui/x\r\nset-cookie: a=b']) {
+    assert.equal(
+      (await signIn(test, ADMIN_KEY, {}, '/ui/accounts?q=al&sort=-followers')).response.headers.location,
+      '/ui/accounts?q=al&sort=-followers',
+    );
+    for (const next of [
+      '//evil.example/',
+      'https://evil.example/',
+      '/ui//evil.example',
+      '/ui/\\evil.example',
+      '/api/me',
+      '/ui/x\r\nset-cookie: a=b',
+    ]) {
       assert.equal((await signIn(test, ADMIN_KEY, {}, next)).response.headers.location, '/ui/', next);
     }
   });
@@ -70,44 +88,99 @@ describe('dashboard sessions', () => {
     // The session lives in the store: a second app on it (another process) serves it.
     const other = await build(t, {}, { DATABASE_URL: test.config.databaseUrl });
     assert.equal((await other.app.inject({ method: 'GET', url: '/ui/accounts', headers: { cookie } })).statusCode, 200);
-    await other.app.inject({ method: 'DELETE', url: `/api/admin/api-keys/${key.id}`, headers: { 'x-api-key': ADMIN_KEY } });
+    await other.app.inject({
+      method: 'DELETE',
+      url: `/api/admin/api-keys/${key.id}`,
+      headers: { 'x-api-key': ADMIN_KEY },
+    });
     const after = await test.app.inject({ method: 'GET', url: '/ui/accounts', headers: { cookie } });
     assert.equal(after.statusCode, 303);
     assert.equal(after.headers.location, '/ui/sign-in?next=%2Fui%2Faccounts');
 
     const admin = await signIn(test, ADMIN_KEY);
     test.clock.advance(12 * 3_600_000);
-    assert.equal((await test.app.inject({ method: 'GET', url: '/ui/', headers: { cookie: admin.cookie } })).statusCode, 303);
+    assert.equal(
+      (await test.app.inject({ method: 'GET', url: '/ui/', headers: { cookie: admin.cookie } })).statusCode,
+      303,
+    );
 
     const again = await signIn(test, ADMIN_KEY);
     const csrf = await csrfOf(test, again.cookie);
-    const out = await test.app.inject({ method: 'POST', url: '/ui/sign-out', headers: { ...FORM, cookie: again.cookie }, payload: `_csrf=${csrf}` });
+    const out = await test.app.inject({
+      method: 'POST',
+      url: '/ui/sign-out',
+      headers: { ...FORM, cookie: again.cookie },
+      payload: `_csrf=${csrf}`,
+    });
     assert.equal(out.statusCode, 303);
-    assert.equal((await test.app.inject({ method: 'GET', url: '/ui/', headers: { cookie: again.cookie } })).statusCode, 303);
+    assert.equal(
+      (await test.app.inject({ method: 'GET', url: '/ui/', headers: { cookie: again.cookie } })).statusCode,
+      303,
+    );
   });
 
   it('refuses a form without its CSRF token, and an app key acting, changing nothing', async (t) => {
     const test = await build(t);
-    await test.app.inject({ method: 'POST', url: '/api/admin/insert', headers: { 'x-api-key': ADMIN_KEY }, payload: { file: 'jack\n' } });
+    await test.app.inject({
+      method: 'POST',
+      url: '/api/admin/insert',
+      headers: { 'x-api-key': ADMIN_KEY },
+      payload: { file: 'jack\n' },
+    });
     const { cookie } = await signIn(test, ADMIN_KEY);
     const csrf = await csrfOf(test, cookie);
-    const missing = await test.app.inject({ method: 'POST', url: '/ui/accounts/x/jack/pause', headers: { ...FORM, cookie }, payload: '' });
+    const missing = await test.app.inject({
+      method: 'POST',
+      url: '/ui/accounts/x/jack/pause',
+      headers: { ...FORM, cookie },
+      payload: '',
+    });
     assert.equal(missing.statusCode, 403);
-    const viaScript = await test.app.inject({ method: 'POST', url: '/ui/accounts/x/jack/pause', headers: { ...FORM, cookie, accept: 'application/json' }, payload: '_csrf=nope' });
+    const viaScript = await test.app.inject({
+      method: 'POST',
+      url: '/ui/accounts/x/jack/pause',
+      headers: { ...FORM, cookie, accept: 'application/json' },
+      payload: '_csrf=nope',
+    });
     assert.equal(viaScript.statusCode, 403);
     assert.equal(viaScript.json().code, 'forbidden');
-    assert.equal((await test.app.inject({ method: 'GET', url: '/api/accounts/x/jack', headers: { 'x-api-key': ADMIN_KEY } })).json().status, 'pending');
-    const paused = await test.app.inject({ method: 'POST', url: '/ui/accounts/x/jack/pause', headers: { ...FORM, cookie }, payload: `_csrf=${csrf}` });
+    assert.equal(
+      (
+        await test.app.inject({ method: 'GET', url: '/api/accounts/x/jack', headers: { 'x-api-key': ADMIN_KEY } })
+      ).json().status,
+      'pending',
+    );
+    const paused = await test.app.inject({
+      method: 'POST',
+      url: '/ui/accounts/x/jack/pause',
+      headers: { ...FORM, cookie },
+      payload: `_csrf=${csrf}`,
+    });
     assert.equal(paused.statusCode, 303);
-    assert.equal((await test.app.inject({ method: 'GET', url: '/api/accounts/x/jack', headers: { 'x-api-key': ADMIN_KEY } })).json().status, 'paused');
+    assert.equal(
+      (
+        await test.app.inject({ method: 'GET', url: '/api/accounts/x/jack', headers: { 'x-api-key': ADMIN_KEY } })
+      ).json().status,
+      'paused',
+    );
 
     const app = await test.createKey('app');
     const reader = await signIn(test, app.apiKey);
     const readerCsrf = await csrfOf(test, reader.cookie);
-    const refused = await test.app.inject({ method: 'POST', url: '/ui/accounts/x/jack/resume', headers: { ...FORM, cookie: reader.cookie }, payload: `_csrf=${readerCsrf}` });
+    const refused = await test.app.inject({
+      method: 'POST',
+      url: '/ui/accounts/x/jack/resume',
+      headers: { ...FORM, cookie: reader.cookie },
+      payload: `_csrf=${readerCsrf}`,
+    });
     assert.equal(refused.statusCode, 403);
     assert.match(refused.body, /needs an admin key/);
-    assert.equal((await test.app.inject({ method: 'GET', url: '/api/accounts/x/jack', headers: { 'x-api-key': ADMIN_KEY } })).json().status, 'paused');
+    assert.equal(
+      (
+        await test.app.inject({ method: 'GET', url: '/api/accounts/x/jack', headers: { 'x-api-key': ADMIN_KEY } })
+      ).json().status,
+      'paused',
+    );
   });
 
   it('sends browsers from / to the dashboard, serves fingerprinted assets for a year, and allows no inline script', async (t) => {
@@ -137,16 +210,40 @@ describe('dashboard sessions', () => {
     const test = await build(t, {}, { WEBHOOK_ALLOW_PRIVATE: 'true' });
     const { cookie } = await signIn(test, ADMIN_KEY);
     const csrf = await csrfOf(test, cookie);
-    const form = new URLSearchParams([['_csrf', csrf], ['url', 'http://127.0.0.1:9/hook'], ['events', 'webhook.test'], ['events', 'import.completed']]).toString();
-    const created = await test.app.inject({ method: 'POST', url: '/ui/webhooks', headers: { ...FORM, cookie }, payload: form });
+    const form = new URLSearchParams([
+      ['_csrf', csrf],
+      ['url', 'http://127.0.0.1:9/hook'],
+      ['events', 'webhook.test'],
+      ['events', 'import.completed'],
+    ]).toString();
+    const created = await test.app.inject({
+      method: 'POST',
+      url: '/ui/webhooks',
+      headers: { ...FORM, cookie },
+      payload: form,
+    });
     assert.equal(created.statusCode, 201);
     assert.match(created.body, /Signing secret/);
-    const hooks = (await test.app.inject({ method: 'GET', url: '/api/admin/webhooks', headers: { 'x-api-key': ADMIN_KEY } })).json<{ data: { id: string; events: string[] }[] }>().data;
-    assert.deepEqual(hooks.map((h) => [...h.events].sort()), [['import.completed', 'webhook.test']]);
+    const hooks = (
+      await test.app.inject({ method: 'GET', url: '/api/admin/webhooks', headers: { 'x-api-key': ADMIN_KEY } })
+    ).json<{ data: { id: string; events: string[] }[] }>().data;
+    assert.deepEqual(
+      hooks.map((h) => [...h.events].sort()),
+      [['import.completed', 'webhook.test']],
+    );
     const id = hooks[0]?.id ?? '';
-    const feed = async (after: number) => (await test.app.inject({ method: 'GET', url: `/ui/events/feed?after=${after}`, headers: { cookie } })).json<{ after: number; rows: string }>();
+    const feed = async (after: number) =>
+      (await test.app.inject({ method: 'GET', url: `/ui/events/feed?after=${after}`, headers: { cookie } })).json<{
+        after: number;
+        rows: string;
+      }>();
     const start = await feed(0);
-    const tested = await test.app.inject({ method: 'POST', url: `/ui/webhooks/${id}/test`, headers: { ...FORM, cookie }, payload: `_csrf=${encodeURIComponent(csrf)}` });
+    const tested = await test.app.inject({
+      method: 'POST',
+      url: `/ui/webhooks/${id}/test`,
+      headers: { ...FORM, cookie },
+      payload: `_csrf=${encodeURIComponent(csrf)}`,
+    });
     assert.equal(tested.statusCode, 303);
     const next = await feed(start.after);
     assert.match(next.rows, /webhook\.test/);
@@ -154,7 +251,13 @@ describe('dashboard sessions', () => {
     assert.equal((await feed(next.after)).rows, '');
     const app = await test.createKey('app');
     const reader = await signIn(test, app.apiKey);
-    assert.equal((await test.app.inject({ method: 'GET', url: '/ui/webhooks', headers: { cookie: reader.cookie } })).statusCode, 403);
-    assert.equal((await test.app.inject({ method: 'GET', url: '/ui/events', headers: { cookie: reader.cookie } })).statusCode, 200);
+    assert.equal(
+      (await test.app.inject({ method: 'GET', url: '/ui/webhooks', headers: { cookie: reader.cookie } })).statusCode,
+      403,
+    );
+    assert.equal(
+      (await test.app.inject({ method: 'GET', url: '/ui/events', headers: { cookie: reader.cookie } })).statusCode,
+      200,
+    );
   });
 });

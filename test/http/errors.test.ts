@@ -22,25 +22,47 @@ describe('errors and protocol', () => {
 
   it('gives every problem the RFC 9457 members, a request id and no internals', async (t) => {
     const test = await build(t);
-    const response = await test.app.inject({ method: 'POST', url: '/api/admin/api-keys', headers: { ...admin, 'x-request-id': 'trace-42' }, payload: { role: 'x' } });
+    const response = await test.app.inject({
+      method: 'POST',
+      url: '/api/admin/api-keys',
+      headers: { ...admin, 'x-request-id': 'trace-42' },
+      payload: { role: 'x' },
+    });
     const problem = response.json();
     assert.equal(response.statusCode, 400);
-    for (const member of ['type', 'title', 'status', 'detail', 'code', 'requestId', 'errors']) assert.ok(member in problem, member);
+    for (const member of ['type', 'title', 'status', 'detail', 'code', 'requestId', 'errors'])
+      assert.ok(member in problem, member);
     // Our id, with the caller's kept beside it, not instead of it.
     assert.match(problem.requestId, /^req-[0-9a-f]{6}-[0-9a-z]+$/);
     assert.equal(problem.callerRequestId, 'trace-42');
     assert.equal(response.headers['x-request-id'], problem.requestId);
-    assert.ok(test.logs.some((line) => line.includes('"callerRequestId":"trace-42"') && line.includes(problem.requestId)), 'logs carry both ids');
-    assert.ok(problem.errors.some((e: { field: string }) => e.field === 'body/username'), JSON.stringify(problem.errors));
+    assert.ok(
+      test.logs.some((line) => line.includes('"callerRequestId":"trace-42"') && line.includes(problem.requestId)),
+      'logs carry both ids',
+    );
+    assert.ok(
+      problem.errors.some((e: { field: string }) => e.field === 'body/username'),
+      JSON.stringify(problem.errors),
+    );
     assert.ok(!/ajv|fastify|stack|node_modules/i.test(response.body));
   });
 
   it('refuses large bodies with 413 and unknown content types with 415', async (t) => {
     const test = await build(t);
-    const huge = await test.app.inject({ method: 'POST', url: '/api/admin/api-keys', headers: admin, payload: { role: 'app', username: 'x'.repeat(2_000_000) } });
+    const huge = await test.app.inject({
+      method: 'POST',
+      url: '/api/admin/api-keys',
+      headers: admin,
+      payload: { role: 'app', username: 'x'.repeat(2_000_000) },
+    });
     assert.equal(huge.statusCode, 413);
     assert.equal(huge.json().code, 'body_too_large');
-    const csv = await test.app.inject({ method: 'POST', url: '/api/admin/api-keys', headers: { ...admin, 'content-type': 'text/csv' }, payload: 'role,username' });
+    const csv = await test.app.inject({
+      method: 'POST',
+      url: '/api/admin/api-keys',
+      headers: { ...admin, 'content-type': 'text/csv' },
+      payload: 'role,username',
+    });
     assert.equal(csv.statusCode, 415);
   });
 
@@ -90,7 +112,12 @@ describe('errors and protocol', () => {
     assert.equal(response.statusCode, 200);
     const doc = response.json();
     assert.equal(doc.openapi, '3.1.0');
-    const operations = Object.entries(doc.paths as Record<string, Record<string, { description?: string; security?: unknown; responses: Record<string, unknown> }>>).flatMap(([path, methods]) =>
+    const operations = Object.entries(
+      doc.paths as Record<
+        string,
+        Record<string, { description?: string; security?: unknown; responses: Record<string, unknown> }>
+      >,
+    ).flatMap(([path, methods]) =>
       Object.entries(methods).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, op })),
     );
     assert.ok(operations.length >= 13, `only ${operations.length} operations`);
@@ -98,10 +125,16 @@ describe('errors and protocol', () => {
       assert.ok(op.description && op.description.length > 20, `${name} has a description`);
       // An example of its own, or in the component schema its success response points to.
       const success = JSON.stringify(Object.entries(op.responses).filter(([status]) => status.startsWith('2')));
-      const referenced = [...success.matchAll(/#\/components\/schemas\/(\w+)/g)].map((m) => doc.components.schemas[m[1] ?? '']);
-      assert.ok(success.includes('"example') || referenced.some((schema) => JSON.stringify(schema).includes('"examples"')), `${name} has an example`);
+      const referenced = [...success.matchAll(/#\/components\/schemas\/(\w+)/g)].map(
+        (m) => doc.components.schemas[m[1] ?? ''],
+      );
+      assert.ok(
+        success.includes('"example') || referenced.some((schema) => JSON.stringify(schema).includes('"examples"')),
+        `${name} has an example`,
+      );
       // Health and metrics are public, for probes and scrapers.
-      if (!name.includes('/health') && !name.endsWith('/metrics')) assert.deepEqual(op.security, [{ apiKey: [] }], `${name} declares its security`);
+      if (!name.includes('/health') && !name.endsWith('/metrics'))
+        assert.deepEqual(op.security, [{ apiKey: [] }], `${name} declares its security`);
     }
     const page = await test.app.inject({ method: 'GET', url: '/api/docs/' });
     assert.equal(page.statusCode, 200);

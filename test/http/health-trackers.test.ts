@@ -9,7 +9,12 @@ const MINUTE = 60_000;
 
 test('health lists trackers with their state, and warns while a lost one may hold leases', async (t) => {
   const { app, deps, clock } = await build(t, { trackLeaseMs: 5 * MINUTE });
-  const beat = (owner: string, at: number) => writeBeat(deps.store.db, { owner, host: 'box', pid: 7, role: 'worker', startedAt: at, checks: 120, batches: 2 }, at);
+  const beat = (owner: string, at: number) =>
+    writeBeat(
+      deps.store.db,
+      { owner, host: 'box', pid: 7, role: 'worker', startedAt: at, checks: 120, batches: 2 },
+      at,
+    );
   await beat('tracker-a', clock.now());
   await beat('tracker-b', clock.now() - MINUTE);
   const health = async () => (await app.inject({ url: '/api/health' })).json();
@@ -27,5 +32,9 @@ test('health lists trackers with their state, and warns while a lost one may hol
   await beat('tracker-a', clock.now());
   const later = await health();
   assert.equal(later.status, 'pass', JSON.stringify(later.checks.tracker.notes));
-  assert.ok(later.checks.tracker.trackers.some((tr: { id: string; state: string }) => tr.id === 'tracker-b' && tr.state === 'lost'));
+  assert.ok(
+    later.checks.tracker.trackers.some(
+      (tr: { id: string; state: string }) => tr.id === 'tracker-b' && tr.state === 'lost',
+    ),
+  );
 });

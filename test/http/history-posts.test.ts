@@ -43,8 +43,21 @@ async function seedHistory(t: TestApp, accountId: number, count: number) {
 }
 
 async function setDisplayName(t: TestApp, accountId: number, displayName: string | null) {
-  const profile = { displayName, description: null, location: null, url: null, profileImageUrl: null, verified: false, protected: false, createdAt: null };
-  await t.deps.store.db.updateTable('accounts').set({ profile: JSON.stringify(profile) }).where('id', '=', accountId).execute();
+  const profile = {
+    displayName,
+    description: null,
+    location: null,
+    url: null,
+    profileImageUrl: null,
+    verified: false,
+    protected: false,
+    createdAt: null,
+  };
+  await t.deps.store.db
+    .updateTable('accounts')
+    .set({ profile: JSON.stringify(profile) })
+    .where('id', '=', accountId)
+    .execute();
 }
 
 function post(accountId: number, i: number, createdAt: number): NewPostRow {
@@ -69,7 +82,12 @@ function post(accountId: number, i: number, createdAt: number): NewPostRow {
   };
 }
 
-const expectProblem = (response: { statusCode: number; headers: Record<string, unknown>; json(): { code: string } }, status: number, code: string, label = '') => {
+const expectProblem = (
+  response: { statusCode: number; headers: Record<string, unknown>; json(): { code: string } },
+  status: number,
+  code: string,
+  label = '',
+) => {
   assert.equal(response.statusCode, status, label);
   assert.match(String(response.headers['content-type']), /^application\/problem\+json/, label);
   assert.equal(response.json().code, code, label);
@@ -89,18 +107,40 @@ describe('GET /api/accounts/:platform/:username/history (JSON)', () => {
     assert.equal(body.bucket, '1h');
     assert.equal(body.nextCursor, null);
     assert.equal(body.data.length, 12);
-    assert.deepEqual(body.data[0], { at: '2026-11-01T00:05:00.000Z', followers: 1000, following: 50, posts: 200, listed: 3 });
-    assert.deepEqual(body.data[1], { at: '2026-11-01T01:05:00.000Z', followers: 1001, following: 50, posts: 201, listed: null });
-    assert.deepEqual(body.data.map((p: { followers: number }) => p.followers), rows.map((r) => r.followers));
+    assert.deepEqual(body.data[0], {
+      at: '2026-11-01T00:05:00.000Z',
+      followers: 1000,
+      following: 50,
+      posts: 200,
+      listed: 3,
+    });
+    assert.deepEqual(body.data[1], {
+      at: '2026-11-01T01:05:00.000Z',
+      followers: 1001,
+      following: 50,
+      posts: 201,
+      listed: null,
+    });
+    assert.deepEqual(
+      body.data.map((p: { followers: number }) => p.followers),
+      rows.map((r) => r.followers),
+    );
 
     const from = encodeURIComponent(new Date(rows[3]!.observed_at).toISOString());
     const to = encodeURIComponent(new Date(rows[6]!.observed_at).toISOString());
     const window = (await get(test, `/api/accounts/x/JACK/history?from=${from}&to=${to}`)).json();
-    assert.deepEqual(window.data.map((p: { followers: number }) => p.followers), [1003, 1004, 1005, 1006]);
+    assert.deepEqual(
+      window.data.map((p: { followers: number }) => p.followers),
+      [1003, 1004, 1005, 1006],
+    );
     const onlyFrom = (await get(test, `/api/accounts/x/jack/history?from=${from}`)).json();
     assert.equal(onlyFrom.data.length, 9);
     const offset = (await get(test, '/api/accounts/x/jack/history?to=2026-11-01T03:05:00%2B01:00')).json();
-    assert.deepEqual(offset.data.map((p: { followers: number }) => p.followers), [1000, 1001, 1002], 'a time-zone offset is honoured');
+    assert.deepEqual(
+      offset.data.map((p: { followers: number }) => p.followers),
+      [1000, 1001, 1002],
+      'a time-zone offset is honoured',
+    );
 
     const empty = await get(test, '/api/accounts/x/jack/history?from=2030-01-01T00:00:00Z');
     assert.deepEqual(empty.json(), { data: [], nextCursor: null, bucket: '1h' });
@@ -123,7 +163,10 @@ describe('GET /api/accounts/:platform/:username/history (JSON)', () => {
       pages += 1;
     } while (cursor !== null);
     assert.equal(pages, 3);
-    assert.deepEqual(seen, Array.from({ length: 12 }, (_, i) => 1000 + i));
+    assert.deepEqual(
+      seen,
+      Array.from({ length: 12 }, (_, i) => 1000 + i),
+    );
     const exact = (await get(test, '/api/accounts/x/jack/history?limit=12')).json();
     assert.equal(exact.nextCursor, null, 'no cursor when the page holds the last row');
   });
@@ -149,7 +192,12 @@ describe('GET /api/accounts/:platform/:username/history (JSON)', () => {
     expectProblem(await get(test, `${url}?limit=ten`), 400, 'validation_failed', 'limit not a number');
     expectProblem(await get(test, `${url}?cursor=garbage`), 400, 'invalid_cursor');
     const postsCursor = Buffer.from(JSON.stringify(['posts', 1, 'p1'])).toString('base64url');
-    expectProblem(await get(test, `${url}?cursor=${postsCursor}`), 400, 'invalid_cursor', 'a cursor of another listing');
+    expectProblem(
+      await get(test, `${url}?cursor=${postsCursor}`),
+      400,
+      'invalid_cursor',
+      'a cursor of another listing',
+    );
     expectProblem(await get(test, `${url}?format=xml`), 400, 'validation_failed');
     expectProblem(await get(test, `${url}?extra=1`), 400, 'validation_failed');
     expectProblem(await get(test, '/api/accounts/x/nobody/history'), 404, 'account_not_found');
@@ -184,8 +232,17 @@ describe('GET /api/accounts/:platform/:username/history?format=csv', () => {
         '',
       ].join('\r\n'),
     );
-    const windowed = await get(test, '/api/accounts/x/jack/history?format=csv&from=2026-11-01T01:00:00Z&to=2026-11-01T02:30:00Z');
-    assert.deepEqual(windowed.body.split('\r\n').slice(1, -1).map((line) => line.split(',')[0]), ['2026-11-01T01:05:00.000Z', '2026-11-01T02:05:00.000Z']);
+    const windowed = await get(
+      test,
+      '/api/accounts/x/jack/history?format=csv&from=2026-11-01T01:00:00Z&to=2026-11-01T02:30:00Z',
+    );
+    assert.deepEqual(
+      windowed.body
+        .split('\r\n')
+        .slice(1, -1)
+        .map((line) => line.split(',')[0]),
+      ['2026-11-01T01:05:00.000Z', '2026-11-01T02:05:00.000Z'],
+    );
   });
 
   it('writes only the header for an account without history, and an empty display name when there is none', async (t) => {
@@ -194,7 +251,10 @@ describe('GET /api/accounts/:platform/:username/history?format=csv', () => {
     const response = await get(test, '/api/accounts/x/jack/history?format=csv');
     assert.equal(response.body, 'observed_at,username,display_name,followers,following,posts,listed\r\n');
     await seedHistory(test, await rowId(test, 'jack'), 1);
-    assert.equal((await get(test, '/api/accounts/x/jack/history?format=csv')).body.split('\r\n')[1], '2026-11-01T00:05:00.000Z,jack,,1000,50,200,3');
+    assert.equal(
+      (await get(test, '/api/accounts/x/jack/history?format=csv')).body.split('\r\n')[1],
+      '2026-11-01T00:05:00.000Z,jack,,1000,50,200,3',
+    );
   });
 
   it('neutralises display names a spreadsheet would run as formulas', async (t) => {
@@ -268,13 +328,26 @@ describe('GET /api/accounts/:platform/:username/posts', () => {
     assert.equal(page.data[0].id, 'p024');
     assert.ok(page.nextCursor);
     const all = (await get(test, '/api/accounts/x/jack/posts?limit=100', apiKey)).json();
-    assert.equal(all.data.length, 25, 'other accounts\' posts are not listed');
+    assert.equal(all.data.length, 25, "other accounts' posts are not listed");
     assert.equal(all.nextCursor, null);
     const one = all.data.find((p: { id: string }) => p.id === 'p004');
     assert.deepEqual(one, {
-      id: 'p004', createdAt: '2026-11-01T00:04:00.000Z', text: 'post 4 #tag1', url: 'https://x.com/jack/status/4', lang: 'en', sentiment: 0.5,
-      isRepost: false, isReply: true, metrics: { likes: 40, reposts: 4, replies: 2, quotes: 1 }, hashtags: ['tag1'], mentions: [], domains: [],
-      metricsObservedAt: '2026-11-01T00:04:01.000Z', status: 'live', statusSince: null, metricsHistory: [],
+      id: 'p004',
+      createdAt: '2026-11-01T00:04:00.000Z',
+      text: 'post 4 #tag1',
+      url: 'https://x.com/jack/status/4',
+      lang: 'en',
+      sentiment: 0.5,
+      isRepost: false,
+      isReply: true,
+      metrics: { likes: 40, reposts: 4, replies: 2, quotes: 1 },
+      hashtags: ['tag1'],
+      mentions: [],
+      domains: [],
+      metricsObservedAt: '2026-11-01T00:04:01.000Z',
+      status: 'live',
+      statusSince: null,
+      metricsHistory: [],
     });
     assert.equal(all.data.find((p: { id: string }) => p.id === 'p003').isRepost, true);
     assert.deepEqual(all.data.find((p: { id: string }) => p.id === 'p001').mentions, ['alice']);
@@ -291,7 +364,9 @@ describe('GET /api/accounts/:platform/:username/posts', () => {
     } while (cursor !== null);
     assert.equal(seen.length, 25);
     assert.equal(new Set(seen).size, 25);
-    const expected = [...posts].sort((a, b) => b.created_at - a.created_at || (a.post_id < b.post_id ? 1 : -1)).map((p) => p.post_id);
+    const expected = [...posts]
+      .sort((a, b) => b.created_at - a.created_at || (a.post_id < b.post_id ? 1 : -1))
+      .map((p) => p.post_id);
     assert.deepEqual(seen, expected);
     assert.deepEqual(seen.slice(13, 16), ['p011', 'p010', 'p009']);
   });
@@ -311,13 +386,22 @@ describe('GET /api/accounts/:platform/:username/posts', () => {
 
 describe('POST /api/admin/accounts/:platform/:username/refresh', () => {
   const refresh = (t: TestApp, name: string, extra: { headers?: Record<string, string>; payload?: string } = {}) =>
-    t.app.inject({ method: 'POST', url: `/api/admin/accounts/x/${name}/refresh`, headers: { ...admin, ...extra.headers }, ...(extra.payload !== undefined ? { payload: extra.payload } : {}) });
+    t.app.inject({
+      method: 'POST',
+      url: `/api/admin/accounts/x/${name}/refresh`,
+      headers: { ...admin, ...extra.headers },
+      ...(extra.payload !== undefined ? { payload: extra.payload } : {}),
+    });
 
   it('makes the account due now, records it in the audit log and wakes the tracker', async (t) => {
     const test = await build(t);
     await insert(test, 'jack\n');
     const id = await rowId(test, 'jack');
-    await test.deps.store.db.updateTable('accounts').set({ next_check_at: test.clock.now() + 5 * HOUR }).where('id', '=', id).execute();
+    await test.deps.store.db
+      .updateTable('accounts')
+      .set({ next_check_at: test.clock.now() + 5 * HOUR })
+      .where('id', '=', id)
+      .execute();
     test.clock.advance(90_000);
     const tracker = test.deps.tracker;
     assert.ok(tracker, 'the app runs with a tracker in tests');
@@ -353,23 +437,44 @@ describe('POST /api/admin/accounts/:platform/:username/refresh', () => {
     expectProblem(await refresh(test, 'jack', { headers: json, payload: '[]' }), 400, 'validation_failed');
     expectProblem(await refresh(test, 'jack', { headers: json, payload: 'null' }), 400, 'validation_failed');
     expectProblem(await refresh(test, 'jack', { headers: json, payload: '{' }), 400, 'invalid_json');
-    expectProblem(await refresh(test, 'jack', { headers: json, payload: '{"__proto__":{"x":1}}' }), 400, 'invalid_json');
+    expectProblem(
+      await refresh(test, 'jack', { headers: json, payload: '{"__proto__":{"x":1}}' }),
+      400,
+      'invalid_json',
+    );
     // Every JSON route refuses another content type, text/plain included.
-    expectProblem(await refresh(test, 'jack', { headers: { 'content-type': 'text/plain' }, payload: 'now please' }), 415, 'unsupported_media_type');
-    expectProblem(await refresh(test, 'jack', { headers: { 'content-type': 'application/xml' }, payload: '<a/>' }), 415, 'unsupported_media_type');
+    expectProblem(
+      await refresh(test, 'jack', { headers: { 'content-type': 'text/plain' }, payload: 'now please' }),
+      415,
+      'unsupported_media_type',
+    );
+    expectProblem(
+      await refresh(test, 'jack', { headers: { 'content-type': 'application/xml' }, payload: '<a/>' }),
+      415,
+      'unsupported_media_type',
+    );
   });
 
   it('refuses a paused account with 409, unknown ones with 404, and callers without the admin role', async (t) => {
     const test = await build(t);
     await insert(test, 'jack\n');
-    const paused = await test.app.inject({ method: 'PATCH', url: '/api/admin/accounts/x/jack', headers: admin, payload: { paused: true } });
+    const paused = await test.app.inject({
+      method: 'PATCH',
+      url: '/api/admin/accounts/x/jack',
+      headers: admin,
+      payload: { paused: true },
+    });
     assert.equal(paused.statusCode, 200, paused.body);
     const conflict = await refresh(test, 'jack');
     expectProblem(conflict, 409, 'account_paused');
     assert.match(conflict.json().detail, /PATCH/);
     const auditActions = (await get(test, '/api/admin/audit')).json().data.map((e: { action: string }) => e.action);
     assert.ok(!auditActions.includes('account.refresh'), 'nothing is recorded for a refused refresh');
-    assert.equal((await get(test, '/api/accounts/x/jack')).json().tracking.nextCheckAt, null, 'a paused account stays unscheduled');
+    assert.equal(
+      (await get(test, '/api/accounts/x/jack')).json().tracking.nextCheckAt,
+      null,
+      'a paused account stays unscheduled',
+    );
 
     expectProblem(await refresh(test, 'nobody'), 404, 'account_not_found');
     expectProblem(await refresh(test, 'bad%20name'), 400, 'invalid_username');
@@ -381,7 +486,11 @@ describe('POST /api/admin/accounts/:platform/:username/refresh', () => {
     expectProblem(await refresh(test, 'bob', { headers: { 'x-api-key': apiKey } }), 403, 'forbidden');
     const anonymous = await test.app.inject({ method: 'POST', url: '/api/admin/accounts/x/bob/refresh' });
     expectProblem(anonymous, 401, 'missing_api_key');
-    const wrongMethod = await test.app.inject({ method: 'GET', url: '/api/admin/accounts/x/bob/refresh', headers: admin });
+    const wrongMethod = await test.app.inject({
+      method: 'GET',
+      url: '/api/admin/accounts/x/bob/refresh',
+      headers: admin,
+    });
     expectProblem(wrongMethod, 405, 'method_not_allowed');
   });
 });

@@ -10,7 +10,12 @@ const cursor = (parts: unknown[]) => Buffer.from(JSON.stringify(parts)).toString
 describe('hostile input', () => {
   it('refuses forged cursors and control characters in filters with 400', async (t) => {
     const test = await build(t);
-    await test.app.inject({ method: 'POST', url: '/api/admin/insert', headers: admin, payload: { file: 'jack\nalice\n' } });
+    await test.app.inject({
+      method: 'POST',
+      url: '/api/admin/insert',
+      headers: admin,
+      payload: { file: 'jack\nalice\n' },
+    });
     const urls = [
       `/api/?sort=-followers&cursor=${cursor(['-followers', 'abc', 3])}`,
       `/api/?sort=-followers&cursor=${cursor(['-followers', 1.5, 3])}`,
@@ -27,40 +32,75 @@ describe('hostile input', () => {
       const response = await test.app.inject({ method: 'GET', url, headers: admin });
       assert.equal(response.statusCode, 400, `${url}: ${response.body}`);
     }
-    const note = await test.app.inject({ method: 'PATCH', url: '/api/admin/accounts/x/jack', headers: admin, payload: { note: 'a\u0000b' } });
+    const note = await test.app.inject({
+      method: 'PATCH',
+      url: '/api/admin/accounts/x/jack',
+      headers: admin,
+      payload: { note: 'a\u0000b' },
+    });
     assert.equal(note.statusCode, 400);
-    const lines = await test.app.inject({ method: 'PATCH', url: '/api/admin/accounts/x/jack', headers: admin, payload: { note: 'line 1\nline 2' } });
+    const lines = await test.app.inject({
+      method: 'PATCH',
+      url: '/api/admin/accounts/x/jack',
+      headers: admin,
+      payload: { note: 'line 1\nline 2' },
+    });
     assert.equal(lines.statusCode, 200);
   });
 
   it('answers a batch once per account, whatever spellings name it', async (t) => {
     const test = await build(t);
     await test.app.inject({ method: 'POST', url: '/api/admin/insert', headers: admin, payload: { file: 'jack\n' } });
-    const response = await test.app.inject({ method: 'GET', url: '/api/?usernames=jack,@jack,JACK,https%3A%2F%2Fx.com%2Fjack,nobody,@nobody', headers: admin });
-    assert.deepEqual(response.json().data.map((a: { username: string }) => a.username), ['jack']);
+    const response = await test.app.inject({
+      method: 'GET',
+      url: '/api/?usernames=jack,@jack,JACK,https%3A%2F%2Fx.com%2Fjack,nobody,@nobody',
+      headers: admin,
+    });
+    assert.deepEqual(
+      response.json().data.map((a: { username: string }) => a.username),
+      ['jack'],
+    );
     assert.deepEqual(response.json().missing, ['nobody']);
   });
 
   it('runs overlapping imports at the same time without a deadlock or a lost count', async (t) => {
     const test = await build(t);
     const names = Array.from({ length: 3_000 }, (_, i) => `over${i}`);
-    const send = (list: string[]) => test.app.inject({ method: 'POST', url: '/api/admin/insert', headers: admin, payload: { file: list.join('\n') } });
+    const send = (list: string[]) =>
+      test.app.inject({ method: 'POST', url: '/api/admin/insert', headers: admin, payload: { file: list.join('\n') } });
     const [up, down] = await Promise.all([send(names), send([...names].reverse())]);
     // PostgreSQL refuses an import while another is written (409, no pool slot held waiting);
     // SQLite queues it behind the first. Either way nothing is lost or counted twice.
     const done = [up, down].filter((r) => r.statusCode === 200);
-    for (const refused of [up, down].filter((r) => r.statusCode !== 200)) assert.equal(refused.json().code, 'import_in_progress', refused.body);
+    for (const refused of [up, down].filter((r) => r.statusCode !== 200))
+      assert.equal(refused.json().code, 'import_in_progress', refused.body);
     assert.ok(done.length >= 1);
-    assert.equal(done.reduce((n, r) => n + r.json().inserted, 0), 3_000);
-    assert.equal(done.reduce((n, r) => n + r.json().alreadyTracked, 0), 3_000 * (done.length - 1));
+    assert.equal(
+      done.reduce((n, r) => n + r.json().inserted, 0),
+      3_000,
+    );
+    assert.equal(
+      done.reduce((n, r) => n + r.json().alreadyTracked, 0),
+      3_000 * (done.length - 1),
+    );
   });
 
   it('brings a paused, untracked account back unpaused when it is imported again', async (t) => {
     const test = await build(t);
     await test.app.inject({ method: 'POST', url: '/api/admin/insert', headers: admin, payload: { file: 'jack\n' } });
-    await test.app.inject({ method: 'PATCH', url: '/api/admin/accounts/x/jack', headers: admin, payload: { paused: true } });
+    await test.app.inject({
+      method: 'PATCH',
+      url: '/api/admin/accounts/x/jack',
+      headers: admin,
+      payload: { paused: true },
+    });
     await test.app.inject({ method: 'DELETE', url: '/api/admin/accounts/x/jack', headers: admin });
-    const again = await test.app.inject({ method: 'POST', url: '/api/admin/insert', headers: admin, payload: { file: 'jack\n' } });
+    const again = await test.app.inject({
+      method: 'POST',
+      url: '/api/admin/insert',
+      headers: admin,
+      payload: { file: 'jack\n' },
+    });
     assert.equal(again.json().reactivated, 1);
     const jack = (await test.app.inject({ method: 'GET', url: '/api/?username=jack', headers: admin })).json();
     assert.equal(jack.status, 'pending');

@@ -31,7 +31,15 @@ async function keepSending(client: RawClient, total: number, step = MB): Promise
 }
 
 function uploadHead(key: string): string {
-  return ['POST /api/admin/insert HTTP/1.1', 'host: localhost', `x-api-key: ${key}`, 'content-type: text/csv', 'transfer-encoding: chunked', '', ''].join('\r\n');
+  return [
+    'POST /api/admin/insert HTTP/1.1',
+    'host: localhost',
+    `x-api-key: ${key}`,
+    'content-type: text/csv',
+    'transfer-encoding: chunked',
+    '',
+    '',
+  ].join('\r\n');
 }
 
 describe('protocol edges', () => {
@@ -97,14 +105,24 @@ describe('protocol edges', () => {
   it('answers oversized request headers with a 431 problem document and closes', async (t) => {
     const test = await build(t);
     const port = await listen(test);
-    const { status, type, body, closed } = await new Promise<{ status: number; type: string; body: string; closed: Promise<void> }>((resolve, reject) => {
-      const req = httpRequest({ port, host: '127.0.0.1', path: `/api/accounts?q=${'a'.repeat(20_000)}`, agent: false }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        const closed = new Promise<void>((done) => res.socket.once('close', () => done()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body: text, closed }));
-      });
+    const { status, type, body, closed } = await new Promise<{
+      status: number;
+      type: string;
+      body: string;
+      closed: Promise<void>;
+    }>((resolve, reject) => {
+      const req = httpRequest(
+        { port, host: '127.0.0.1', path: `/api/accounts?q=${'a'.repeat(20_000)}`, agent: false },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (text += c));
+          const closed = new Promise<void>((done) => res.socket.once('close', () => done()));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body: text, closed }),
+          );
+        },
+      );
       req.on('error', reject);
       req.end();
     });
@@ -158,7 +176,12 @@ describe('protocol edges', () => {
     assert.equal(gzipped.headers['accept-encoding'], 'identity');
     const listed = await test.app.inject({ method: 'GET', url: '/api/?username=jack', headers: admin });
     assert.equal(listed.statusCode, 404, 'nothing was imported');
-    const json = await test.app.inject({ method: 'POST', url: '/api/admin/api-keys', headers: { ...admin, 'content-encoding': 'identity, br' }, payload: { role: 'app', username: 'u' } });
+    const json = await test.app.inject({
+      method: 'POST',
+      url: '/api/admin/api-keys',
+      headers: { ...admin, 'content-encoding': 'identity, br' },
+      payload: { role: 'app', username: 'u' },
+    });
     assert.equal(json.statusCode, 415);
     const identity = await test.app.inject({
       method: 'POST',
@@ -168,23 +191,40 @@ describe('protocol edges', () => {
     });
     assert.equal(identity.statusCode, 200);
     // Without a body the header changes nothing.
-    const get = await test.app.inject({ method: 'GET', url: '/api/me', headers: { ...admin, 'content-encoding': 'gzip' } });
+    const get = await test.app.inject({
+      method: 'GET',
+      url: '/api/me',
+      headers: { ...admin, 'content-encoding': 'gzip' },
+    });
     assert.equal(get.statusCode, 200);
   });
 
   it('maps values the store refuses to 400 invalid_value, not 500', async (t) => {
     const test = await build(t);
     const caps = test.deps.store.caps;
-    const refused = caps.name === 'postgres' ? { code: '22P05', message: 'unsupported Unicode escape sequence' } : { code: 'SQLITE_TOOBIG', message: 'string or blob too big' };
+    const refused =
+      caps.name === 'postgres'
+        ? { code: '22P05', message: 'unsupported Unicode escape sequence' }
+        : { code: 'SQLITE_TOOBIG', message: 'string or blob too big' };
     const error = toPerchError(Object.assign(new Error(refused.message), refused), caps);
     assert.ok(error instanceof PerchError);
     assert.equal(error.code, 'invalid_value');
     assert.equal(error.detail, 'A value in the request cannot be stored.');
     assert.equal(toPerchError(new Error('boom'), caps).code, 'internal');
     if (caps.name !== 'postgres') return;
-    const inserted = await test.app.inject({ method: 'POST', url: '/api/admin/insert', headers: admin, payload: { file: 'username\njack\n' } });
+    const inserted = await test.app.inject({
+      method: 'POST',
+      url: '/api/admin/insert',
+      headers: admin,
+      payload: { file: 'username\njack\n' },
+    });
     assert.equal(inserted.statusCode, 200);
-    const patched = await test.app.inject({ method: 'PATCH', url: '/api/admin/accounts/x/jack', headers: { ...admin, 'content-type': 'application/json' }, payload: '{"note":"a\\u0000b"}' });
+    const patched = await test.app.inject({
+      method: 'PATCH',
+      url: '/api/admin/accounts/x/jack',
+      headers: { ...admin, 'content-type': 'application/json' },
+      payload: '{"note":"a\\u0000b"}',
+    });
     // Refused by validation or by the store; either way the client's fault, never a 500.
     assert.equal(patched.statusCode, 400, patched.body);
     assert.match(String(patched.headers['content-type']), /^application\/problem\+json/);
@@ -199,7 +239,8 @@ describe('protocol edges', () => {
     // Let the handler start reading the body, then hang up midway.
     await within(
       (async () => {
-        while (!test.logs.some((line) => line.includes('"incoming request"') && line.includes('/api/admin/insert'))) await new Promise((resolve) => setTimeout(resolve, 5));
+        while (!test.logs.some((line) => line.includes('"incoming request"') && line.includes('/api/admin/insert')))
+          await new Promise((resolve) => setTimeout(resolve, 5));
       })(),
       5_000,
       'the request arriving',
@@ -208,7 +249,8 @@ describe('protocol edges', () => {
     client.socket.destroy();
     await within(
       (async () => {
-        while (!test.logs.some((line) => line.includes('request aborted by the client'))) await new Promise((resolve) => setTimeout(resolve, 5));
+        while (!test.logs.some((line) => line.includes('request aborted by the client')))
+          await new Promise((resolve) => setTimeout(resolve, 5));
       })(),
       5_000,
       'the abort being logged',

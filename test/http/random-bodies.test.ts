@@ -14,23 +14,55 @@ async function snapshot(t: TestApp): Promise<string> {
 }
 
 const isValidKeyRequest = (v: unknown) =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && ['app', 'admin'].includes((v as { role?: unknown }).role as string) && typeof (v as { username?: unknown }).username === 'string';
-const hasStringFile = (v: unknown) => typeof v === 'object' && v !== null && typeof (v as { file?: unknown }).file === 'string';
+  typeof v === 'object' &&
+  v !== null &&
+  !Array.isArray(v) &&
+  ['app', 'admin'].includes((v as { role?: unknown }).role as string) &&
+  typeof (v as { username?: unknown }).username === 'string';
+const hasStringFile = (v: unknown) =>
+  typeof v === 'object' && v !== null && typeof (v as { file?: unknown }).file === 'string';
 
-const contentTypes = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data', 'multipart/form-data; boundary=zz', 'image/png', '');
+const contentTypes = fc.constantFrom(
+  'application/json',
+  'application/json; charset=utf-8',
+  'text/plain',
+  'application/xml',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data',
+  'multipart/form-data; boundary=zz',
+  'image/png',
+  '',
+);
 
 /** A body and its content type; JSON values that would be a valid request are left out. */
 const malformed = fc.oneof(
-  fc.jsonValue().filter((v) => !isValidKeyRequest(v) && !hasStringFile(v)).map((v) => ({ type: 'application/json', body: JSON.stringify(v) })),
-  fc.record({ type: contentTypes, body: fc.string({ maxLength: 200 }) }).filter(({ type, body }) => !type.startsWith('text/plain') || body.trim() === ''),
-  fc.record({ type: contentTypes, body: fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)) }).filter(({ type }) => type !== 'text/plain'),
-  fc.record({ file: fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string())), extra: fc.option(fc.string()) }).map((v) => ({ type: 'application/json', body: JSON.stringify(v) })),
+  fc
+    .jsonValue()
+    .filter((v) => !isValidKeyRequest(v) && !hasStringFile(v))
+    .map((v) => ({ type: 'application/json', body: JSON.stringify(v) })),
+  fc
+    .record({ type: contentTypes, body: fc.string({ maxLength: 200 }) })
+    .filter(({ type, body }) => !type.startsWith('text/plain') || body.trim() === ''),
+  fc
+    .record({ type: contentTypes, body: fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)) })
+    .filter(({ type }) => type !== 'text/plain'),
+  fc
+    .record({
+      file: fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string())),
+      extra: fc.option(fc.string()),
+    })
+    .map((v) => ({ type: 'application/json', body: JSON.stringify(v) })),
 );
 
 describe('random bodies', () => {
   it('never break a write route nor change the store', async (t) => {
     const test = await build(t, { authFailuresPerMinute: 1_000_000, rateLimitPerMinute: 1_000_000 });
-    await test.app.inject({ method: 'POST', url: '/api/admin/insert', headers: { 'x-api-key': ADMIN_KEY }, payload: { file: 'jack\n' } });
+    await test.app.inject({
+      method: 'POST',
+      url: '/api/admin/insert',
+      headers: { 'x-api-key': ADMIN_KEY },
+      payload: { file: 'jack\n' },
+    });
     // The API's write routes; the dashboard's forms are tested in test/http/dashboard.test.ts.
     const writes = test.app.routeTable.filter((r) => ['POST', 'PATCH'].includes(r.method) && r.url.startsWith('/api/'));
     assert.ok(writes.length >= 3);
@@ -45,7 +77,8 @@ describe('random bodies', () => {
         // PATCH with a valid-looking partial change is legitimately 200; everything else must be 4xx.
         if (route.method === 'PATCH' && response.statusCode === 200) return;
         // Refresh takes no body: an empty one or `{}` is a valid request.
-        if (route.url.endsWith('/refresh') && response.statusCode === 202 && /^\s*(\{\s*\})?\s*$/.test(String(body))) return;
+        if (route.url.endsWith('/refresh') && response.statusCode === 202 && /^\s*(\{\s*\})?\s*$/.test(String(body)))
+          return;
         assert.ok(response.statusCode >= 400 && response.statusCode < 500, problem);
         assert.match(String(response.headers['content-type']), /^application\/problem\+json/, problem);
         assert.equal(typeof response.json().code, 'string', problem);
@@ -54,8 +87,21 @@ describe('random bodies', () => {
     );
     const after = await snapshot(test);
     // PATCH may have changed jack's tags or note; compare the rest exactly.
-    const strip = (s: string) => s.replace(/"tags":"[^"]*"|"note":(null|"[^"]*")|"status":"\w+"|"status_reason":(null|"[^"]*")|"next_check_at":(null|\d+)|"updated_at":\d+/g, '');
-    const auditFree = (s: string) => JSON.stringify((JSON.parse(s) as unknown[][]).map((rows, i) => (TABLES[i] === 'audit_log' ? (rows as { action: string }[]).filter((r) => r.action !== 'account.update' && r.action !== 'account.refresh') : rows)));
+    const strip = (s: string) =>
+      s.replace(
+        /"tags":"[^"]*"|"note":(null|"[^"]*")|"status":"\w+"|"status_reason":(null|"[^"]*")|"next_check_at":(null|\d+)|"updated_at":\d+/g,
+        '',
+      );
+    const auditFree = (s: string) =>
+      JSON.stringify(
+        (JSON.parse(s) as unknown[][]).map((rows, i) =>
+          TABLES[i] === 'audit_log'
+            ? (rows as { action: string }[]).filter(
+                (r) => r.action !== 'account.update' && r.action !== 'account.refresh',
+              )
+            : rows,
+        ),
+      );
     assert.equal(strip(auditFree(after)), strip(auditFree(before)));
   });
 });

@@ -16,41 +16,94 @@ const SAMPLES: Record<string, Sample> = {
   'GET /api/me': () => ({ method: 'GET', url: '/api/me' }),
   'GET /api/': () => ({ method: 'GET', url: '/api/?username=jack' }),
   'GET /api/accounts/:platform/:username': () => ({ method: 'GET', url: '/api/accounts/x/jack' }),
-  'GET /api/accounts/:platform/:username/history': () => ({ method: 'GET', url: '/api/accounts/x/jack/history?format=csv' }),
+  'GET /api/accounts/:platform/:username/history': () => ({
+    method: 'GET',
+    url: '/api/accounts/x/jack/history?format=csv',
+  }),
   'GET /api/accounts/:platform/:username/posts': () => ({ method: 'GET', url: '/api/accounts/x/jack/posts' }),
-  'POST /api/admin/insert': () => ({ method: 'POST', url: '/api/admin/insert', payload: { file: 'username\nnewname\n' } }),
-  'PATCH /api/admin/accounts/:platform/:username': () => ({ method: 'PATCH', url: '/api/admin/accounts/x/jack', payload: { tags: ['a'] } }),
+  'POST /api/admin/insert': () => ({
+    method: 'POST',
+    url: '/api/admin/insert',
+    payload: { file: 'username\nnewname\n' },
+  }),
+  'PATCH /api/admin/accounts/:platform/:username': () => ({
+    method: 'PATCH',
+    url: '/api/admin/accounts/x/jack',
+    payload: { tags: ['a'] },
+  }),
   'DELETE /api/admin/accounts/:platform/:username': async (t) => {
     const name = `gone${++deleted}`;
-    await t.app.inject({ method: 'POST', url: '/api/admin/insert', headers: { 'x-api-key': ADMIN_KEY }, payload: { file: name } });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/admin/insert',
+      headers: { 'x-api-key': ADMIN_KEY },
+      payload: { file: name },
+    });
     return { method: 'DELETE', url: `/api/admin/accounts/x/${name}` };
   },
-  'POST /api/admin/accounts/:platform/:username/refresh': () => ({ method: 'POST', url: '/api/admin/accounts/x/jack/refresh' }),
+  'POST /api/admin/accounts/:platform/:username/refresh': () => ({
+    method: 'POST',
+    url: '/api/admin/accounts/x/jack/refresh',
+  }),
   'GET /api/admin/imports': () => ({ method: 'GET', url: '/api/admin/imports' }),
   'GET /api/admin/audit': () => ({ method: 'GET', url: '/api/admin/audit' }),
-  'POST /api/admin/api-keys': () => ({ method: 'POST', url: '/api/admin/api-keys', payload: { role: 'app', username: 'carol' } }),
+  'POST /api/admin/api-keys': () => ({
+    method: 'POST',
+    url: '/api/admin/api-keys',
+    payload: { role: 'app', username: 'carol' },
+  }),
   'GET /api/admin/api-keys': () => ({ method: 'GET', url: '/api/admin/api-keys' }),
-  'DELETE /api/admin/api-keys/:id': async (t) => ({ method: 'DELETE', url: `/api/admin/api-keys/${(await t.createKey('app')).id}` }),
+  'DELETE /api/admin/api-keys/:id': async (t) => ({
+    method: 'DELETE',
+    url: `/api/admin/api-keys/${(await t.createKey('app')).id}`,
+  }),
   'GET /api/events': () => ({ method: 'GET', url: '/api/events' }),
   'GET /api/events/stream': () => ({ method: 'GET', url: '/api/events/stream?maxSeconds=1' }),
-  'POST /api/admin/webhooks': () => ({ method: 'POST', url: '/api/admin/webhooks', payload: { url: 'https://93.184.216.34/hook', events: ['*'] } }),
+  'POST /api/admin/webhooks': () => ({
+    method: 'POST',
+    url: '/api/admin/webhooks',
+    payload: { url: 'https://93.184.216.34/hook', events: ['*'] },
+  }),
   'GET /api/admin/webhooks': () => ({ method: 'GET', url: '/api/admin/webhooks' }),
   'GET /api/admin/webhooks/:id': async (t) => ({ method: 'GET', url: `/api/admin/webhooks/${await webhook(t)}` }),
-  'PATCH /api/admin/webhooks/:id': async (t) => ({ method: 'PATCH', url: `/api/admin/webhooks/${await webhook(t)}`, payload: { description: 'x' } }),
+  'PATCH /api/admin/webhooks/:id': async (t) => ({
+    method: 'PATCH',
+    url: `/api/admin/webhooks/${await webhook(t)}`,
+    payload: { description: 'x' },
+  }),
   'DELETE /api/admin/webhooks/:id': async (t) => ({ method: 'DELETE', url: `/api/admin/webhooks/${await webhook(t)}` }),
-  'POST /api/admin/webhooks/:id/test': async (t) => ({ method: 'POST', url: `/api/admin/webhooks/${await webhook(t)}/test` }),
-  'POST /api/admin/webhooks/:id/rotate-secret': async (t) => ({ method: 'POST', url: `/api/admin/webhooks/${await webhook(t)}/rotate-secret` }),
-  'GET /api/admin/webhooks/:id/deliveries': async (t) => ({ method: 'GET', url: `/api/admin/webhooks/${await webhook(t)}/deliveries` }),
+  'POST /api/admin/webhooks/:id/test': async (t) => ({
+    method: 'POST',
+    url: `/api/admin/webhooks/${await webhook(t)}/test`,
+  }),
+  'POST /api/admin/webhooks/:id/rotate-secret': async (t) => ({
+    method: 'POST',
+    url: `/api/admin/webhooks/${await webhook(t)}/rotate-secret`,
+  }),
+  'GET /api/admin/webhooks/:id/deliveries': async (t) => ({
+    method: 'GET',
+    url: `/api/admin/webhooks/${await webhook(t)}/deliveries`,
+  }),
 };
 
 /** A new webhook (a public address literal: no DNS, and never called here). */
 async function webhook(t: TestApp): Promise<string> {
-  const response = await t.app.inject({ method: 'POST', url: '/api/admin/webhooks', headers: { 'x-api-key': ADMIN_KEY }, payload: { url: 'https://93.184.216.34/hook', events: ['*'] } });
+  const response = await t.app.inject({
+    method: 'POST',
+    url: '/api/admin/webhooks',
+    headers: { 'x-api-key': ADMIN_KEY },
+    payload: { url: 'https://93.184.216.34/hook', events: ['*'] },
+  });
   return response.json<{ id: string }>().id;
 }
 
 async function seed(t: TestApp) {
-  const response = await t.app.inject({ method: 'POST', url: '/api/admin/insert', headers: { 'x-api-key': ADMIN_KEY }, payload: { file: 'jack\n' } });
+  const response = await t.app.inject({
+    method: 'POST',
+    url: '/api/admin/insert',
+    headers: { 'x-api-key': ADMIN_KEY },
+    payload: { file: 'jack\n' },
+  });
   assert.equal(response.statusCode, 200, response.body);
 }
 
@@ -68,7 +121,11 @@ describe('security matrix', () => {
     const appKey = await test.createKey('app');
     const adminKey = await test.createKey('admin');
     const revoked = await test.createKey('app');
-    await test.app.inject({ method: 'DELETE', url: `/api/admin/api-keys/${revoked.id}`, headers: { 'x-api-key': ADMIN_KEY } });
+    await test.app.inject({
+      method: 'DELETE',
+      url: `/api/admin/api-keys/${revoked.id}`,
+      headers: { 'x-api-key': ADMIN_KEY },
+    });
     const expired = await test.createKey('admin', { expiresAt: new Date(test.clock.now() + 60_000).toISOString() });
     test.clock.advance(120_000);
 
@@ -79,7 +136,12 @@ describe('security matrix', () => {
     const refusals: [string, Record<string, string>, number, string][] = [
       ['no key', {}, 401, 'missing_api_key'],
       ['malformed key', { 'x-api-key': 'perch_not-a-key' }, 401, 'invalid_api_key'],
-      ['bad checksum', { 'x-api-key': `${appKey.apiKey.slice(0, -1)}${appKey.apiKey.endsWith('A') ? 'B' : 'A'}` }, 401, 'invalid_api_key'],
+      [
+        'bad checksum',
+        { 'x-api-key': `${appKey.apiKey.slice(0, -1)}${appKey.apiKey.endsWith('A') ? 'B' : 'A'}` },
+        401,
+        'invalid_api_key',
+      ],
       ['unknown key', { 'x-api-key': formatApiKey(randomBytes(32)) }, 401, 'invalid_api_key'],
       ['revoked key', { 'x-api-key': revoked.apiKey }, 401, 'api_key_revoked'],
       ['expired key', { 'x-api-key': expired.apiKey }, 401, 'api_key_expired'],
@@ -98,7 +160,10 @@ describe('security matrix', () => {
       }
       if (route.access === 'admin') {
         const request = await sample(test);
-        const response = await test.app.inject({ ...request, headers: { ...request.headers, 'x-api-key': appKey.apiKey } });
+        const response = await test.app.inject({
+          ...request,
+          headers: { ...request.headers, 'x-api-key': appKey.apiKey },
+        });
         assert.equal(response.statusCode, 403, `${name} with an app key`);
         assert.match(response.json().detail, /needs the admin role/);
       }
@@ -106,7 +171,10 @@ describe('security matrix', () => {
       for (const key of allowedKeys) {
         const request = await sample(test);
         const response = await test.app.inject({ ...request, headers: { ...request.headers, 'x-api-key': key } });
-        assert.ok(response.statusCode >= 200 && response.statusCode < 300, `${name} with the right role: ${response.statusCode} ${response.body}`);
+        assert.ok(
+          response.statusCode >= 200 && response.statusCode < 300,
+          `${name} with the right role: ${response.statusCode} ${response.body}`,
+        );
       }
     }
   });
@@ -122,17 +190,29 @@ describe('security matrix', () => {
     const test = await build(t, { authFailuresPerMinute: 5 });
     const { apiKey } = await test.createKey('app');
     for (let i = 0; i < 5; i += 1) {
-      const response = await test.app.inject({ method: 'GET', url: '/api/me', headers: { 'x-api-key': formatApiKey(randomBytes(32)) } });
+      const response = await test.app.inject({
+        method: 'GET',
+        url: '/api/me',
+        headers: { 'x-api-key': formatApiKey(randomBytes(32)) },
+      });
       assert.equal(response.statusCode, 401);
     }
-    const blocked = await test.app.inject({ method: 'GET', url: '/api/me', headers: { 'x-api-key': formatApiKey(randomBytes(32)) } });
+    const blocked = await test.app.inject({
+      method: 'GET',
+      url: '/api/me',
+      headers: { 'x-api-key': formatApiKey(randomBytes(32)) },
+    });
     assert.equal(blocked.statusCode, 429);
     assert.equal(blocked.json().code, 'too_many_auth_failures');
     assert.ok(Number(blocked.headers['retry-after']) >= 1);
     const good = await test.app.inject({ method: 'GET', url: '/api/me', headers: { 'x-api-key': apiKey } });
     assert.equal(good.statusCode, 200);
     test.clock.advance(61_000);
-    const again = await test.app.inject({ method: 'GET', url: '/api/me', headers: { 'x-api-key': formatApiKey(randomBytes(32)) } });
+    const again = await test.app.inject({
+      method: 'GET',
+      url: '/api/me',
+      headers: { 'x-api-key': formatApiKey(randomBytes(32)) },
+    });
     assert.equal(again.statusCode, 401);
   });
 

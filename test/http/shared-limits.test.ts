@@ -15,13 +15,21 @@ import type { Store } from '../../src/storage/store.ts';
 import { freshStores } from '../helpers/store-url.ts';
 import { build, type TestApp } from '../helpers/app.ts';
 
-const me = (test: TestApp, apiKey: string) => test.app.inject({ method: 'GET', url: '/api/me', headers: { 'x-api-key': apiKey } });
+const me = (test: TestApp, apiKey: string) =>
+  test.app.inject({ method: 'GET', url: '/api/me', headers: { 'x-api-key': apiKey } });
 const badKey = () => formatApiKey(randomBytes(32));
 /** The client address of injected requests. */
 const CLIENT = '127.0.0.1';
 
 /** The plugin calls incr with the window and the limit too (its typings leave them out). */
-type Counter = { incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void, timeWindow: number, max: number): void };
+type Counter = {
+  incr(
+    key: string,
+    callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
+    timeWindow: number,
+    max: number,
+  ): void;
+};
 
 /** Two processes' counters on one store, at a fixed moment; `incr(process, key, max)` counts one request. */
 function twoProcesses(db: Kysely<Database>) {
@@ -29,7 +37,9 @@ function twoProcesses(db: Kysely<Database>) {
   const clock = { now: () => Date.parse('2026-11-23T12:00:30Z') };
   const processes = [0, 1].map(() => new (sharedRateLimitStore({ db, clock, log }))({}) as unknown as Counter);
   return (process: number, key: string, max: number) =>
-    new Promise<{ current: number; ttl: number }>((resolve, reject) => processes[process]!.incr(key, (error, result) => (error ? reject(error) : resolve(result!)), 60_000, max));
+    new Promise<{ current: number; ttl: number }>((resolve, reject) =>
+      processes[process]!.incr(key, (error, result) => (error ? reject(error) : resolve(result!)), 60_000, max),
+    );
 }
 
 describe('shared limits', () => {
@@ -52,7 +62,11 @@ describe('shared limits', () => {
     const { apiKey } = await test.createKey('app');
     await test.deps.store.db.schema.dropTable('api_rate_counters').execute();
     for (let i = 0; i < 3; i += 1) assert.equal((await me(test, apiKey)).statusCode, 200);
-    assert.equal(test.logs.filter((line) => line.includes('request counter unavailable')).length, 1, 'one warning per spell, not one per request');
+    assert.equal(
+      test.logs.filter((line) => line.includes('request counter unavailable')).length,
+      1,
+      'one warning per spell, not one per request',
+    );
   });
 
   it('lets requests through while its count is stalled, and charges them, not a block per request, once it lands', async (t) => {
@@ -60,7 +74,16 @@ describe('shared limits', () => {
     const test = await build(t, { rateLimitPerMinute: limit });
     const { apiKey, id } = await test.createKey('app');
     const window = windowStartOf(test.clock.now(), 60_000);
-    const count = async () => Number((await test.deps.store.db.selectFrom('api_rate_counters').select('hits').where('bucket', '=', id).executeTakeFirst())?.hits ?? 0);
+    const count = async () =>
+      Number(
+        (
+          await test.deps.store.db
+            .selectFrom('api_rate_counters')
+            .select('hits')
+            .where('bucket', '=', id)
+            .executeTakeFirst()
+        )?.hits ?? 0,
+      );
 
     // Another process's 2 s write (an import) holds the counter (SQLite: the one writer;
     // PostgreSQL: the row's lock) while the key sends 20 requests a second.
@@ -69,7 +92,13 @@ describe('shared limits', () => {
       await countHits(trx, id, window);
       for (let i = 0; i < 40; i += 1) {
         const started = Date.now();
-        sent.push(me(test, apiKey).then((response) => ({ status: response.statusCode, remaining: Number(response.headers['x-ratelimit-remaining']), ms: Date.now() - started })));
+        sent.push(
+          me(test, apiKey).then((response) => ({
+            status: response.statusCode,
+            remaining: Number(response.headers['x-ratelimit-remaining']),
+            ms: Date.now() - started,
+          })),
+        );
         await sleep(50);
       }
       // The answers do not wait for the write (the cap keeps a request that does from holding the test).
@@ -91,7 +120,11 @@ describe('shared limits', () => {
     assert.ok(counted >= 41 && counted <= 41 + limit / 16, `the shared count is ${counted}`);
     const next = await me(test, apiKey);
     assert.equal(next.statusCode, 200, 'the key is not locked out');
-    assert.equal(next.headers['x-ratelimit-remaining'], String(limit - 42), 'its place follows the 41 requests counted before it');
+    assert.equal(
+      next.headers['x-ratelimit-remaining'],
+      String(limit - 42),
+      'its place follows the 41 requests counted before it',
+    );
     // Meanwhile the process counted on alone from what it last saw (nothing), one place each.
     assert.deepEqual(
       answers.map((answer) => answer.remaining).sort((x, y) => y - x),
@@ -115,7 +148,15 @@ describe('shared limits', () => {
     // Once the count lands, the store holds the five requests let through.
     let counted = 0;
     for (let i = 0; i < 100 && counted < 5; i += 1) {
-      counted = Number((await test.deps.store.db.selectFrom('api_rate_counters').select('hits').where('bucket', '=', id).executeTakeFirstOrThrow()).hits);
+      counted = Number(
+        (
+          await test.deps.store.db
+            .selectFrom('api_rate_counters')
+            .select('hits')
+            .where('bucket', '=', id)
+            .executeTakeFirstOrThrow()
+        ).hits,
+      );
       if (counted < 5) await sleep(20);
     }
     assert.equal(counted, 5);
@@ -135,7 +176,10 @@ describe('shared limits', () => {
 
     // Bursts of concurrent requests of one key, spread unevenly over both processes.
     const results = [];
-    for (let round = 0; round < 40; round += 1) results.push(...(await Promise.all(Array.from({ length: 20 }, (_, i) => incr(i % 3 === 0 ? 0 : 1, 'key_busy', 600)))));
+    for (let round = 0; round < 40; round += 1)
+      results.push(
+        ...(await Promise.all(Array.from({ length: 20 }, (_, i) => incr(i % 3 === 0 ? 0 : 1, 'key_busy', 600)))),
+      );
     const passed = results.filter((r) => r.current <= 600).map((r) => r.current);
     assert.equal(new Set(passed).size, passed.length, 'no count is handed out twice');
     assert.ok(passed.length <= 600 && passed.length >= 600 - 2 * 38, `${passed.length} of 600 passed`);
@@ -163,7 +207,11 @@ describe('shared limits', () => {
     const places: number[] = [];
     for (let round = 0; round < 10; round += 1) places.push(...(await Promise.all([incr(0), incr(1)])));
     const passed = places.filter((place) => place <= 15).sort((x, y) => x - y);
-    assert.deepEqual(passed, Array.from({ length: 15 }, (_, i) => i + 1), 'each of the 15 places is handed out once, and no request goes on without one');
+    assert.deepEqual(
+      passed,
+      Array.from({ length: 15 }, (_, i) => i + 1),
+      'each of the 15 places is handed out once, and no request goes on without one',
+    );
   });
 
   it('withholds the outcome of bad keys once other processes counted the client to its limit, and still serves its good key', async (t) => {
@@ -193,23 +241,33 @@ describe('shared limits', () => {
     }
     assert.deepEqual(failures, [...Array.from({ length: 20 }, () => 401), ...Array.from({ length: 80 }, () => 429)]);
     // Once throttled, this process no longer writes each failure: the store holds the limit reached, not 100.
-    const row = await test.deps.store.db.selectFrom('auth_failures').select('failures').where('client', '=', CLIENT).executeTakeFirstOrThrow();
+    const row = await test.deps.store.db
+      .selectFrom('auth_failures')
+      .select('failures')
+      .where('client', '=', CLIENT)
+      .executeTakeFirstOrThrow();
     assert.equal(Number(row.failures), 20);
   });
 
   it('counts IPv6 clients per /64', async (t) => {
     const test = await build(t, { authFailuresPerMinute: 2 });
-    const from = (remoteAddress: string) => test.app.inject({ method: 'GET', url: '/api/me', remoteAddress, headers: { 'x-api-key': badKey() } });
+    const from = (remoteAddress: string) =>
+      test.app.inject({ method: 'GET', url: '/api/me', remoteAddress, headers: { 'x-api-key': badKey() } });
     assert.equal((await from('2001:db8:1:2::1')).statusCode, 401);
     assert.equal((await from('2001:db8:1:2:ffff:ffff:ffff:9')).statusCode, 401);
-    assert.equal((await from('2001:0db8:0001:0002:abcd::7')).statusCode, 429, 'a third address of the same /64 is the same client');
+    assert.equal(
+      (await from('2001:0db8:0001:0002:abcd::7')).statusCode,
+      429,
+      'a third address of the same /64 is the same client',
+    );
     assert.equal((await from('2001:db8:1:3::1')).statusCode, 401, 'the next /64 is another client');
     assert.equal((await from('::ffff:10.0.0.1')).statusCode, 401);
   });
 
   it('warns once when requests carry X-Forwarded-For but no proxy is trusted', async (t) => {
     const test = await build(t);
-    for (let i = 0; i < 3; i += 1) await test.app.inject({ method: 'GET', url: '/api/health/live', headers: { 'x-forwarded-for': '203.0.113.7' } });
+    for (let i = 0; i < 3; i += 1)
+      await test.app.inject({ method: 'GET', url: '/api/health/live', headers: { 'x-forwarded-for': '203.0.113.7' } });
     assert.equal(test.logs.filter((line) => line.includes('TRUST_PROXY is off')).length, 1);
   });
 
@@ -240,6 +298,9 @@ describe('shared limits', () => {
       if (rows.every((start) => start === now)) break;
       await sleep(25);
     }
-    assert.ok(rows.length >= 2 && rows.every((start) => start === now), `only this minute's windows are left: ${rows.join(', ')}`);
+    assert.ok(
+      rows.length >= 2 && rows.every((start) => start === now),
+      `only this minute's windows are left: ${rows.join(', ')}`,
+    );
   });
 });

@@ -21,7 +21,12 @@ test('an imported account becomes active with metrics and analysis through GET /
   x.addPost(jack.id, { text: 'hello #perch', hashtags: ['perch'], likes: 4, createdAt: '2026-11-23T11:00:00.000Z' });
   bsky.addUser({ handle: 'alice.bsky.social', followers: 12 });
   const api = await build(t, {}, { X_BEARER_TOKEN: X_TOKEN, X_API_BASE_URL: x.url, BLUESKY_API_BASE_URL: bsky.url });
-  const insert = await api.app.inject({ method: 'POST', url: '/api/admin/insert', headers: admin, payload: { file: 'username\njack\nalice.bsky.social\n' } });
+  const insert = await api.app.inject({
+    method: 'POST',
+    url: '/api/admin/insert',
+    headers: admin,
+    payload: { file: 'username\njack\nalice.bsky.social\n' },
+  });
   assert.equal(insert.statusCode, 200);
   const before = await api.app.inject({ method: 'GET', url: '/api/?username=jack', headers: admin });
   assert.equal(before.json().status, 'pending');
@@ -33,7 +38,11 @@ test('an imported account becomes active with metrics and analysis through GET /
   assert.deepEqual(after.analysis.content.topHashtags, [{ tag: 'perch', count: 1 }]);
   assert.equal(after.analysis.stale, false);
   // The response schema lets the whole stored analysis through, field for field.
-  const stored = await api.deps.store.db.selectFrom('accounts').select('analysis').where('username_key', '=', 'jack').executeTakeFirstOrThrow();
+  const stored = await api.deps.store.db
+    .selectFrom('accounts')
+    .select('analysis')
+    .where('username_key', '=', 'jack')
+    .executeTakeFirstOrThrow();
   assert.deepEqual(after.analysis, JSON.parse(stored.analysis ?? 'null'));
   const posts = (await api.app.inject({ method: 'GET', url: '/api/accounts/x/jack/posts', headers: admin })).json();
   assert.equal(posts.data[0].text.startsWith('hello'), true);
@@ -57,14 +66,22 @@ test('an imported account becomes active with metrics and analysis through GET /
 
   // Stale is decided when the record is read: twice the interval without a check.
   api.clock.advance(2 * 3_600_000 + 1);
-  assert.equal((await api.app.inject({ method: 'GET', url: '/api/accounts/x/jack', headers: admin })).json().analysis.stale, true);
+  assert.equal(
+    (await api.app.inject({ method: 'GET', url: '/api/accounts/x/jack', headers: admin })).json().analysis.stale,
+    true,
+  );
 });
 
 test('health warns when X accounts are tracked without X_BEARER_TOKEN, and says nothing secret', async (t) => {
   const api = await build(t);
   const healthy = (await api.app.inject({ method: 'GET', url: '/api/health' })).json();
   assert.equal(healthy.status, 'pass');
-  await api.app.inject({ method: 'POST', url: '/api/admin/insert', headers: admin, payload: { file: 'username\njack\n' } });
+  await api.app.inject({
+    method: 'POST',
+    url: '/api/admin/insert',
+    headers: admin,
+    payload: { file: 'username\njack\n' },
+  });
   // Health reuses its store counts for 5 s (probes come often; counting a million rows does not).
   assert.equal((await api.app.inject({ method: 'GET', url: '/api/health' })).json().status, 'pass');
   api.clock.advance(5_000);
@@ -81,7 +98,12 @@ test('health warns when X accounts are tracked without X_BEARER_TOKEN, and says 
 
 test('the tracker is off in `perch api` (TRACKER=off): health says so and refresh still marks the account due', async (t) => {
   const api = await build(t, { tracker: false });
-  await api.app.inject({ method: 'POST', url: '/api/admin/insert', headers: admin, payload: { file: 'username\njack\n' } });
+  await api.app.inject({
+    method: 'POST',
+    url: '/api/admin/insert',
+    headers: admin,
+    payload: { file: 'username\njack\n' },
+  });
   const health = (await api.app.inject({ method: 'GET', url: '/api/health' })).json();
   assert.equal(health.checks.tracker.enabled, false);
   const refresh = await api.app.inject({ method: 'POST', url: '/api/admin/accounts/x/jack/refresh', headers: admin });

@@ -40,7 +40,10 @@ describe('read budget', () => {
     const budgets = stores.map((store) => new ReadBudget(store.db, 'x', 250, clock));
     // 40 reservations of 10 from two processes at once: exactly 250 granted.
     const reservations = await Promise.all(Array.from({ length: 40 }, (_, i) => budgets[i % 2]!.reserve(10)));
-    assert.equal(reservations.reduce((sum, r) => sum + r.granted, 0), 250);
+    assert.equal(
+      reservations.reduce((sum, r) => sum + r.granted, 0),
+      250,
+    );
     assert.ok(reservations.every((r) => r.granted === 10 || r.granted === 0));
     // Two reservations read less than they were granted: the rest goes back, and a partial grant follows.
     const spent = reservations.filter((r) => r.granted > 0);
@@ -50,9 +53,17 @@ describe('read budget', () => {
     assert.equal(partial.granted, 7);
     assert.deepEqual(budgets[0]!.snapshot(), { day: '2026-11-23', used: 250, limit: 250 });
     assert.equal((await budgets[1]!.reserve(1)).granted, 0, 'the day is spent');
-    assert.equal(await budgets[1]!.spend(1, async () => ({ value: 'read', reads: 1 })), null, 'spend does not run work on a spent day');
+    assert.equal(
+      await budgets[1]!.spend(1, async () => ({ value: 'read', reads: 1 })),
+      null,
+      'spend does not run work on a spent day',
+    );
     clock.advance(86_400_000);
-    assert.equal(await budgets[1]!.spend(5, async (granted) => ({ value: granted, reads: 2 })), 5, 'a new UTC day is open');
+    assert.equal(
+      await budgets[1]!.spend(5, async (granted) => ({ value: granted, reads: 2 })),
+      5,
+      'a new UTC day is open',
+    );
     assert.deepEqual(budgets[1]!.snapshot(), { day: '2026-11-24', used: 2, limit: 250 });
   });
 });

@@ -9,11 +9,19 @@ import { startFakeBluesky, type FakeBlueskyOptions } from '../../src/simulators/
 
 const START = Date.parse('2025-06-01T12:00:00.000Z');
 
-async function setup(t: TestContext, options: { fake?: FakeBlueskyOptions; timeoutMs?: number; maxBytes?: number } = {}) {
+async function setup(
+  t: TestContext,
+  options: { fake?: FakeBlueskyOptions; timeoutMs?: number; maxBytes?: number } = {},
+) {
   const clock = { at: START, now: () => clock.at };
   const fake = await startFakeBluesky({ clock, ...options.fake });
   t.after(() => fake.close());
-  const client = createBlueskyClient({ baseUrl: fake.url, now: clock.now, timeoutMs: options.timeoutMs, maxBytes: options.maxBytes });
+  const client = createBlueskyClient({
+    baseUrl: fake.url,
+    now: clock.now,
+    timeoutMs: options.timeoutMs,
+    maxBytes: options.maxBytes,
+  });
   return { fake, client, clock };
 }
 
@@ -36,7 +44,18 @@ async function rejects(promise: Promise<unknown>, kind: PlatformError['kind']): 
 describe('bluesky lookups', () => {
   it('maps profileViewDetailed and keys by the lower-cased handle, in one getProfiles request', async (t) => {
     const { fake, client } = await setup(t);
-    const alice = fake.addUser({ handle: 'alice.bsky.social', displayName: 'Alice', description: 'hi', avatar: 'https://cdn.example/a.jpg', website: 'https://alice.example', followers: 120, follows: 7, posts: 3, createdAt: '2023-04-05T06:07:08+02:00', verified: true });
+    const alice = fake.addUser({
+      handle: 'alice.bsky.social',
+      displayName: 'Alice',
+      description: 'hi',
+      avatar: 'https://cdn.example/a.jpg',
+      website: 'https://alice.example',
+      followers: 120,
+      follows: 7,
+      posts: 3,
+      createdAt: '2023-04-05T06:07:08+02:00',
+      verified: true,
+    });
     fake.addUser({ handle: 'bob.example.com' });
     assert.match(alice.did, /^did:plc:[a-z2-7]{24}$/);
 
@@ -44,7 +63,16 @@ describe('bluesky lookups', () => {
     assert.deepEqual(user(result.value.get('alice.bsky.social')), {
       platformUserId: alice.did,
       username: 'alice.bsky.social',
-      profile: { displayName: 'Alice', description: 'hi', location: null, url: 'https://alice.example', profileImageUrl: 'https://cdn.example/a.jpg', verified: true, protected: false, createdAt: '2023-04-05T04:07:08.000Z' },
+      profile: {
+        displayName: 'Alice',
+        description: 'hi',
+        location: null,
+        url: 'https://alice.example',
+        profileImageUrl: 'https://cdn.example/a.jpg',
+        verified: true,
+        protected: false,
+        createdAt: '2023-04-05T04:07:08.000Z',
+      },
       followers: 120,
       following: 7,
       posts: 3,
@@ -81,11 +109,20 @@ describe('bluesky lookups', () => {
     fake.deactivate(gone!.did);
     fake.remove(deleted!.did);
 
-    const result = await client.lookupByIds([down!.did, gone!.did, deleted!.did, fine!.did, 'did:plc:aaaaaaaaaaaaaaaaaaaaaaaa']);
+    const result = await client.lookupByIds([
+      down!.did,
+      gone!.did,
+      deleted!.did,
+      fine!.did,
+      'did:plc:aaaaaaaaaaaaaaaaaaaaaaaa',
+    ]);
     assert.deepEqual(result.value.get(down!.did), { kind: 'suspended', reason: 'Account has been suspended' });
     assert.deepEqual(result.value.get(gone!.did), { kind: 'not_found', reason: 'Account is deactivated' });
     assert.deepEqual(result.value.get(deleted!.did), { kind: 'not_found', reason: 'Profile not found' });
-    assert.deepEqual(result.value.get('did:plc:aaaaaaaaaaaaaaaaaaaaaaaa'), { kind: 'not_found', reason: 'Profile not found' });
+    assert.deepEqual(result.value.get('did:plc:aaaaaaaaaaaaaaaaaaaaaaaa'), {
+      kind: 'not_found',
+      reason: 'Profile not found',
+    });
     assert.equal(user(result.value.get(fine!.did)).username, 'u3.bsky.social');
     assert.equal(fake.requestsTo('getProfiles').length, 1);
     assert.equal(fake.requestsTo('getProfile').length, 4);
@@ -124,13 +161,24 @@ describe('bluesky lookups', () => {
     assert.equal(all.value.get('not a handle')?.kind, 'invalid');
     assert.equal(all.value.get('x.invalid')?.kind, 'invalid');
     assert.equal(all.value.get('did:nope')?.kind, 'invalid');
-    assert.deepEqual(fake.requestsTo('getProfiles').map((r) => r.query.getAll('actors').length), [25, 1]);
+    assert.deepEqual(
+      fake.requestsTo('getProfiles').map((r) => r.query.getAll('actors').length),
+      [25, 1],
+    );
   });
 
   it('falls back to one getProfile per actor when the AppView refuses the whole batch', async (t) => {
     const { fake, client } = await setup(t);
     fake.addUsers(2, 'eve');
-    fake.faults.inject({ kind: 'status', status: 400, body: JSON.stringify({ error: 'InvalidRequest', message: 'Params/actors/1 must be a valid did or a handle' }) }, 1, '/xrpc/app.bsky.actor.getProfiles');
+    fake.faults.inject(
+      {
+        kind: 'status',
+        status: 400,
+        body: JSON.stringify({ error: 'InvalidRequest', message: 'Params/actors/1 must be a valid did or a handle' }),
+      },
+      1,
+      '/xrpc/app.bsky.actor.getProfiles',
+    );
     const result = await client.lookupByUsernames(['eve0.bsky.social', 'eve1.bsky.social']);
     assert.equal(user(result.value.get('eve0.bsky.social')).username, 'eve0.bsky.social');
     assert.equal(user(result.value.get('eve1.bsky.social')).username, 'eve1.bsky.social');
@@ -169,7 +217,17 @@ describe('bluesky author feed', () => {
     const bob = fake.addUser({ handle: 'bob.bsky.social' });
     const first = fake.addPost(ana.did, { text: 'first', createdAt: '2025-06-01T13:59:00+02:00' });
     clock.at += 1000;
-    fake.addPost(ana.did, { text: 'Grüße 🎉 für @bob.bsky.social', mentions: ['bob.bsky.social'], tags: ['perch', 'Ünïcode'], links: ['https://WWW.Example.com/a?b=1'], likes: 4, reposts: 3, replies: 2, quotes: 1, langs: ['de', 'en'] });
+    fake.addPost(ana.did, {
+      text: 'Grüße 🎉 für @bob.bsky.social',
+      mentions: ['bob.bsky.social'],
+      tags: ['perch', 'Ünïcode'],
+      links: ['https://WWW.Example.com/a?b=1'],
+      likes: 4,
+      reposts: 3,
+      replies: 2,
+      quotes: 1,
+      langs: ['de', 'en'],
+    });
     clock.at += 1000;
     fake.addPost(ana.did, { text: 'shared', isRepost: true, repostOf: bob.did, likes: 10 });
     clock.at += 1000;
@@ -211,7 +269,10 @@ describe('bluesky author feed', () => {
       clock.at += 1000;
     }
     const recent = await client.fetchPosts(kim.did, posts[246]!.uri, 100);
-    assert.deepEqual(recent.value.map((p) => p.text), ['post 249', 'post 248', 'post 247']);
+    assert.deepEqual(
+      recent.value.map((p) => p.text),
+      ['post 249', 'post 248', 'post 247'],
+    );
     assert.equal(fake.requestsTo('getAuthorFeed').length, 1);
 
     fake.requests.length = 0;
@@ -220,7 +281,14 @@ describe('bluesky author feed', () => {
     assert.equal(new Set(many.value.map((p) => p.id)).size, 230);
     assert.equal(many.value[0]?.text, 'post 249');
     assert.equal(many.value[229]?.text, 'post 20');
-    assert.deepEqual(fake.requestsTo('getAuthorFeed').map((r) => [r.query.get('limit'), r.query.has('cursor')]), [['100', false], ['100', true], ['30', true]]);
+    assert.deepEqual(
+      fake.requestsTo('getAuthorFeed').map((r) => [r.query.get('limit'), r.query.has('cursor')]),
+      [
+        ['100', false],
+        ['100', true],
+        ['30', true],
+      ],
+    );
 
     fake.requests.length = 0;
     const old = await client.fetchPosts(kim.did, posts[10]!.uri, 1000);
@@ -236,18 +304,31 @@ describe('bluesky author feed', () => {
     fake.addPost(lea.did, { text: 'newer' });
     fake.pin(lea.did, pinned.uri);
     // The fake speaks includePins like the AppView; its answer is replayed to the client.
-    const real = await (await fetch(`${fake.url}/xrpc/app.bsky.feed.getAuthorFeed?actor=${lea.did}&includePins=true`)).json() as { feed: unknown[] };
+    const real = (await (
+      await fetch(`${fake.url}/xrpc/app.bsky.feed.getAuthorFeed?actor=${lea.did}&includePins=true`)
+    ).json()) as { feed: unknown[] };
     assert.equal(real.feed.length, 2);
     assert.equal((real.feed[0] as { reason?: { $type: string } }).reason?.$type, 'app.bsky.feed.defs#reasonPin');
     // Then junk, and the pinned post again in its own place (as on a later page).
-    real.feed.push({ post: { uri: 'at://x/app.bsky.feed.generator/y', record: { $type: 'app.bsky.feed.generator' } } }, 'junk', { post: null }, { post: (real.feed[0] as { post: unknown }).post });
+    real.feed.push(
+      { post: { uri: 'at://x/app.bsky.feed.generator/y', record: { $type: 'app.bsky.feed.generator' } } },
+      'junk',
+      { post: null },
+      { post: (real.feed[0] as { post: unknown }).post },
+    );
     fake.faults.inject({ kind: 'status', status: 200, body: JSON.stringify({ feed: real.feed }) });
     // A pinned copy on top would also stop a sinceId walk early: it is never taken.
     const result = await client.fetchPosts(lea.did, pinned.uri, 10);
-    assert.deepEqual(result.value.map((p) => p.text), ['newer']);
+    assert.deepEqual(
+      result.value.map((p) => p.text),
+      ['newer'],
+    );
     fake.faults.inject({ kind: 'status', status: 200, body: JSON.stringify({ feed: real.feed }) });
     const all = await client.fetchPosts(lea.did, null, 10);
-    assert.deepEqual(all.value.map((p) => p.text), ['newer', 'pinned']);
+    assert.deepEqual(
+      all.value.map((p) => p.text),
+      ['newer', 'pinned'],
+    );
   });
 
   it('turns an unknown actor into invalid_request', async (t) => {
@@ -285,7 +366,11 @@ describe('bluesky rate limits and failures', () => {
     assert.equal(error.retryAt, clock.at + 90_000);
     assert.equal(error.rateLimit, null);
 
-    fake.faults.inject({ kind: 'status', status: 429, body: '{"error":"RateLimitExceeded","message":"Rate Limit Exceeded"}' });
+    fake.faults.inject({
+      kind: 'status',
+      status: 429,
+      body: '{"error":"RateLimitExceeded","message":"Rate Limit Exceeded"}',
+    });
     const bare = await rejects(client.lookupByUsernames(['zed.bsky.social']), 'rate_limited');
     assert.equal(bare.retryAt, clock.at + 60_000);
   });
@@ -293,7 +378,11 @@ describe('bluesky rate limits and failures', () => {
   it('maps 502, hangs, invalid JSON, wrong shapes and oversized bodies', async (t) => {
     const { fake, client } = await setup(t, { timeoutMs: 200, maxBytes: 10_000 });
     const ivy = fake.addUser({ handle: 'ivy.bsky.social' });
-    fake.faults.inject({ kind: 'status', status: 502, body: '{"error":"UpstreamFailure","message":"Upstream Failure"}' });
+    fake.faults.inject({
+      kind: 'status',
+      status: 502,
+      body: '{"error":"UpstreamFailure","message":"Upstream Failure"}',
+    });
     const upstream = await rejects(client.lookupByUsernames(['ivy.bsky.social']), 'unavailable');
     assert.match(upstream.message, /UpstreamFailure/);
 
@@ -326,11 +415,20 @@ describe('the fake AppView', () => {
       return { status: response.status, body: (await response.json()) as { error?: string; message?: string } };
     };
     const many = Array.from({ length: 26 }, (_, i) => `actors=u${i}.bsky.social`).join('&');
-    assert.deepEqual(await get(`app.bsky.actor.getProfiles?${many}`), { status: 400, body: { error: 'InvalidRequest', message: 'Params/actors must not have more than 25 elements' } });
+    assert.deepEqual(await get(`app.bsky.actor.getProfiles?${many}`), {
+      status: 400,
+      body: { error: 'InvalidRequest', message: 'Params/actors must not have more than 25 elements' },
+    });
     assert.equal((await get('app.bsky.actor.getProfiles')).status, 400);
     assert.equal((await get('app.bsky.feed.getAuthorFeed?actor=a.bsky.social&limit=0')).status, 400);
-    assert.equal((await get('app.bsky.feed.getAuthorFeed?actor=a.bsky.social&limit=101')).body.message, 'Params/limit can not be greater than 100');
-    assert.deepEqual(await get('app.bsky.feed.getAuthorFeed?actor=a.bsky.social'), { status: 400, body: { error: 'InvalidRequest', message: 'Profile not found' } });
+    assert.equal(
+      (await get('app.bsky.feed.getAuthorFeed?actor=a.bsky.social&limit=101')).body.message,
+      'Params/limit can not be greater than 100',
+    );
+    assert.deepEqual(await get('app.bsky.feed.getAuthorFeed?actor=a.bsky.social'), {
+      status: 400,
+      body: { error: 'InvalidRequest', message: 'Profile not found' },
+    });
     assert.equal((await get('app.bsky.actor.getProfile?actor=bad%20handle')).status, 400);
     assert.equal((await get('app.bsky.unknown.method')).status, 501);
     assert.equal(fake.requests.length, 7);
@@ -345,7 +443,9 @@ describe('the fake AppView', () => {
     fake.addPost(mo.did, { text: 'reply to someone', isReply: true });
     fake.addPost(mo.did, { text: 'boost', isRepost: true });
     const texts = async (filter: string) => {
-      const body = (await (await fetch(`${fake.url}/xrpc/app.bsky.feed.getAuthorFeed?actor=mo.bsky.social&filter=${filter}`)).json()) as { feed: { post: { record: { text: string } } }[] };
+      const body = (await (
+        await fetch(`${fake.url}/xrpc/app.bsky.feed.getAuthorFeed?actor=mo.bsky.social&filter=${filter}`)
+      ).json()) as { feed: { post: { record: { text: string } } }[] };
       return body.feed.map((item) => item.post.record.text);
     };
     assert.deepEqual(await texts('posts_with_replies'), ['boost', 'reply to someone', 'self reply', 'root']);

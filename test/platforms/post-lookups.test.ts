@@ -4,7 +4,12 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import { createBlueskyClient } from '../../src/platforms/bluesky.ts';
-import { PlatformError, type PostLookupOutcome, type RateLimitInfo, type RequestPacer } from '../../src/platforms/types.ts';
+import {
+  PlatformError,
+  type PostLookupOutcome,
+  type RateLimitInfo,
+  type RequestPacer,
+} from '../../src/platforms/types.ts';
 import { createXClient } from '../../src/platforms/x.ts';
 import { startFakeBluesky } from '../../src/simulators/bluesky-server.ts';
 import { startFakeX } from '../../src/simulators/x-server.ts';
@@ -71,7 +76,14 @@ describe('X post lookups (GET /2/tweets?ids=)', () => {
     const [request] = fake.requests;
     assert.equal(request?.path, '/2/tweets');
     assert.deepEqual(request?.query.get('ids')?.split(','), [kept.id, gone.id, hidden.id]);
-    assert.deepEqual(request?.query.get('tweet.fields')?.split(',').sort(), ['created_at', 'entities', 'in_reply_to_user_id', 'lang', 'public_metrics', 'referenced_tweets']);
+    assert.deepEqual(request?.query.get('tweet.fields')?.split(',').sort(), [
+      'created_at',
+      'entities',
+      'in_reply_to_user_id',
+      'lang',
+      'public_metrics',
+      'referenced_tweets',
+    ]);
   });
 
   it('asks in batches of at most 100 ids, never sends a malformed id, and answers every id', async (t) => {
@@ -79,7 +91,10 @@ describe('X post lookups (GET /2/tweets?ids=)', () => {
     const jack = fake.addUser({ username: 'jack' });
     const ids = Array.from({ length: 230 }, (_, i) => fake.addPost(jack.id, { text: `post ${i}`, likes: i }).id);
     const result = await client.lookupPosts([...ids, 'not-an-id']);
-    assert.deepEqual(fake.requests.map((r) => r.query.get('ids')?.split(',').length), [100, 100, 30]);
+    assert.deepEqual(
+      fake.requests.map((r) => r.query.get('ids')?.split(',').length),
+      [100, 100, 30],
+    );
     assert.equal(result.value.size, 231);
     assert.equal(likesOf(result.value.get(ids[229]!)), 229);
     assert.equal(result.value.get('not-an-id')?.kind, 'unknown');
@@ -101,7 +116,10 @@ describe('X post lookups (GET /2/tweets?ids=)', () => {
     const jack = fake.addUser({ username: 'jack' });
     const ids = Array.from({ length: 150 }, (_, i) => fake.addPost(jack.id, { text: `post ${i}` }).id);
     const pacer = countingPacer(1);
-    const error = await client.lookupPosts(ids, { pacer }).then(() => null, (e: unknown) => e);
+    const error = await client.lookupPosts(ids, { pacer }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     assert.ok(error instanceof PlatformError && error.kind === 'rate_limited', String(error));
     assert.equal(error.reads, 100);
     assert.equal(fake.requests.length, 1, 'the refused request was never sent');
@@ -116,7 +134,18 @@ describe('every request of an X call passes the pacer', () => {
     const { fake, client } = await xSetup(t);
     for (let i = 1; i <= 4; i++) fake.addUser({ username: `n${i}` });
     // A 400 that names no value: the batch is halved until the bad name is alone.
-    fake.faults.inject({ kind: 'status', status: 400, body: JSON.stringify({ title: 'Invalid Request', detail: 'One or more parameters to your request was invalid.' }) }, 3, '/2/users/by');
+    fake.faults.inject(
+      {
+        kind: 'status',
+        status: 400,
+        body: JSON.stringify({
+          title: 'Invalid Request',
+          detail: 'One or more parameters to your request was invalid.',
+        }),
+      },
+      3,
+      '/2/users/by',
+    );
     const pacer = countingPacer();
     await client.lookupByUsernames(['n1', 'n2', 'n3', 'n4'], { pacer });
     assert.equal(pacer.asked, fake.requests.length);
@@ -133,7 +162,10 @@ describe('every request of an X call passes the pacer', () => {
     assert.equal(result.value.length, 150);
     assert.equal(fake.requests.length, 2, 'pages of 100 and 50');
     assert.equal(pacer.asked, 2);
-    const refused = await client.fetchPosts(jack.id, null, 150, { pacer: countingPacer(1) }).then(() => null, (e: unknown) => e);
+    const refused = await client.fetchPosts(jack.id, null, 150, { pacer: countingPacer(1) }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     assert.ok(refused instanceof PlatformError && refused.kind === 'rate_limited', String(refused));
     assert.equal(refused.reads, 100);
     assert.equal(fake.requests.length, 3, 'the second page was never sent');
@@ -154,7 +186,10 @@ describe('Bluesky post lookups (app.bsky.feed.getPosts)', () => {
 
     const result = await client.lookupPosts([kept.uri, gone.uri, ofBanned.uri, 'https://bsky.app/not-a-uri']);
     assert.equal(likesOf(result.value.get(kept.uri)), 540);
-    assert.equal((result.value.get(kept.uri) as { post: { url: string } }).post.url, `https://bsky.app/profile/alice.bsky.social/post/${kept.rkey}`);
+    assert.equal(
+      (result.value.get(kept.uri) as { post: { url: string } }).post.url,
+      `https://bsky.app/profile/alice.bsky.social/post/${kept.rkey}`,
+    );
     assert.equal(result.value.get(gone.uri)?.kind, 'deleted');
     assert.equal(result.value.get(ofBanned.uri)?.kind, 'deleted');
     assert.equal(result.value.get('https://bsky.app/not-a-uri')?.kind, 'unknown');
@@ -170,7 +205,10 @@ describe('Bluesky post lookups (app.bsky.feed.getPosts)', () => {
     const uris = Array.from({ length: 60 }, (_, i) => fake.addPost(alice.did, { text: `post ${i}`, likes: i }).uri);
     const pacer = countingPacer();
     const result = await client.lookupPosts(uris, { pacer });
-    assert.deepEqual(fake.requestsTo('getPosts').map((r) => r.query.getAll('uris').length), [25, 25, 10]);
+    assert.deepEqual(
+      fake.requestsTo('getPosts').map((r) => r.query.getAll('uris').length),
+      [25, 25, 10],
+    );
     assert.equal(pacer.asked, 3);
     assert.equal(likesOf(result.value.get(uris[59]!)), 59);
     assert.equal(result.reads, 60);
@@ -192,7 +230,9 @@ describe('every request of a Bluesky call passes the pacer', () => {
     assert.equal(all.value.get('gone.bsky.social')?.kind, 'suspended');
 
     const stingy = countingPacer(2);
-    const partial = await client.lookupByUsernames(['alice.bsky.social', 'gone.bsky.social', 'off.bsky.social'], { pacer: stingy });
+    const partial = await client.lookupByUsernames(['alice.bsky.social', 'gone.bsky.social', 'off.bsky.social'], {
+      pacer: stingy,
+    });
     assert.equal(partial.value.get('alice.bsky.social')?.kind, 'found');
     assert.equal(partial.value.get('gone.bsky.social')?.kind, 'suspended');
     assert.equal(partial.value.get('off.bsky.social')?.kind, 'unknown', 'no room for its fallback: asked again later');
@@ -213,7 +253,9 @@ describe('links from the platforms are kept only when they are http(s)', () => {
     fake.addUser({ username: 'evil', url: 'javascript:alert(1)', profileImageUrl: 'data:image/png;base64,AAAA' });
     fake.addUser({ username: 'fine', url: 'https://example.com/me' });
     const result = await client.lookupByUsernames(['evil', 'fine']);
-    const profile = (name: string) => (result.value.get(name) as { user: { profile: { url: string | null; profileImageUrl: string | null } } }).user.profile;
+    const profile = (name: string) =>
+      (result.value.get(name) as { user: { profile: { url: string | null; profileImageUrl: string | null } } }).user
+        .profile;
     assert.equal(profile('evil').url, null);
     assert.equal(profile('evil').profileImageUrl, null);
     assert.equal(profile('fine').url, 'https://example.com/me');
@@ -222,10 +264,19 @@ describe('links from the platforms are kept only when they are http(s)', () => {
   it('Bluesky website and avatar', async (t) => {
     const { fake, client } = await bskySetup(t);
     fake.addUser({ handle: 'evil.bsky.social', website: 'javascript:alert(1)', avatar: 'file:///etc/passwd' });
-    fake.addUser({ handle: 'fine.bsky.social', website: 'http://example.org', avatar: 'https://cdn.bsky.app/img/a.jpg' });
+    fake.addUser({
+      handle: 'fine.bsky.social',
+      website: 'http://example.org',
+      avatar: 'https://cdn.bsky.app/img/a.jpg',
+    });
     const result = await client.lookupByUsernames(['evil.bsky.social', 'fine.bsky.social']);
-    const profile = (name: string) => (result.value.get(name) as { user: { profile: { url: string | null; profileImageUrl: string | null } } }).user.profile;
+    const profile = (name: string) =>
+      (result.value.get(name) as { user: { profile: { url: string | null; profileImageUrl: string | null } } }).user
+        .profile;
     assert.deepEqual([profile('evil.bsky.social').url, profile('evil.bsky.social').profileImageUrl], [null, null]);
-    assert.deepEqual([profile('fine.bsky.social').url, profile('fine.bsky.social').profileImageUrl], ['http://example.org', 'https://cdn.bsky.app/img/a.jpg']);
+    assert.deepEqual(
+      [profile('fine.bsky.social').url, profile('fine.bsky.social').profileImageUrl],
+      ['http://example.org', 'https://cdn.bsky.app/img/a.jpg'],
+    );
   });
 });

@@ -37,16 +37,32 @@ describe('X lookups', () => {
   test('a found user has every field mapped, keyed by the lower-cased name', async (t) => {
     const { fake, client } = await setup(t);
     const jack = fake.addUser({
-      id: '12', username: 'Jack', name: 'jack', description: 'just setting up', location: 'California', url: 'https://t.co/abc',
-      verified: true, createdAt: '2006-03-21T20:50:14.000Z', followers: 6_000_000, following: 4_000, posts: 29_000, listed: 32_000,
+      id: '12',
+      username: 'Jack',
+      name: 'jack',
+      description: 'just setting up',
+      location: 'California',
+      url: 'https://t.co/abc',
+      verified: true,
+      createdAt: '2006-03-21T20:50:14.000Z',
+      followers: 6_000_000,
+      following: 4_000,
+      posts: 29_000,
+      listed: 32_000,
     });
     const result = await client.lookupByUsernames(['JACK']);
     assert.deepEqual(found(result.value.get('jack')), {
       platformUserId: jack.id,
       username: 'Jack',
       profile: {
-        displayName: 'jack', description: 'just setting up', location: 'California', url: 'https://t.co/abc',
-        profileImageUrl: jack.profileImageUrl, verified: true, protected: false, createdAt: '2006-03-21T20:50:14.000Z',
+        displayName: 'jack',
+        description: 'just setting up',
+        location: 'California',
+        url: 'https://t.co/abc',
+        profileImageUrl: jack.profileImageUrl,
+        verified: true,
+        protected: false,
+        createdAt: '2006-03-21T20:50:14.000Z',
       },
       followers: 6_000_000,
       following: 4_000,
@@ -57,7 +73,16 @@ describe('X lookups', () => {
     const request = fake.requests[0]!;
     assert.equal(request.path, '/2/users/by');
     assert.equal(request.headers.authorization, 'Bearer test-x-token');
-    assert.deepEqual(request.query.get('user.fields')?.split(',').sort(), ['created_at', 'description', 'location', 'profile_image_url', 'protected', 'public_metrics', 'url', 'verified']);
+    assert.deepEqual(request.query.get('user.fields')?.split(',').sort(), [
+      'created_at',
+      'description',
+      'location',
+      'profile_image_url',
+      'protected',
+      'public_metrics',
+      'url',
+      'verified',
+    ]);
     assert.equal(fake.lookupsOf(jack.id), 1);
   });
 
@@ -72,7 +97,10 @@ describe('X lookups', () => {
   test('a protected account is found, with profile.protected set', async (t) => {
     const { fake, client } = await setup(t);
     fake.addUser({ username: 'private_one', protected: true });
-    assert.equal(found((await client.lookupByUsernames(['private_one'])).value.get('private_one')).profile.protected, true);
+    assert.equal(
+      found((await client.lookupByUsernames(['private_one'])).value.get('private_one')).profile.protected,
+      true,
+    );
   });
 
   test('a batch mixes found, not found (unknown, deleted, renamed away) and suspended', async (t) => {
@@ -84,11 +112,29 @@ describe('X lookups', () => {
     fake.suspend(banned.id);
     fake.remove(gone.id);
     fake.rename(mover.id, 'new_name');
-    const result = await client.lookupByUsernames(['alive', 'Banned', 'gone', 'old_name', 'new_name', 'nobody', 'ALIVE']);
+    const result = await client.lookupByUsernames([
+      'alive',
+      'Banned',
+      'gone',
+      'old_name',
+      'new_name',
+      'nobody',
+      'ALIVE',
+    ]);
     const kinds = Object.fromEntries([...result.value].map(([name, outcome]) => [name, outcome.kind]));
-    assert.deepEqual(kinds, { alive: 'found', banned: 'suspended', gone: 'not_found', old_name: 'not_found', new_name: 'found', nobody: 'not_found' });
+    assert.deepEqual(kinds, {
+      alive: 'found',
+      banned: 'suspended',
+      gone: 'not_found',
+      old_name: 'not_found',
+      new_name: 'found',
+      nobody: 'not_found',
+    });
     assert.deepEqual(result.value.get('banned'), { kind: 'suspended', reason: 'User has been suspended: [Banned].' });
-    assert.deepEqual(result.value.get('nobody'), { kind: 'not_found', reason: 'Could not find user with usernames: [nobody].' });
+    assert.deepEqual(result.value.get('nobody'), {
+      kind: 'not_found',
+      reason: 'Could not find user with usernames: [nobody].',
+    });
     assert.equal(found(result.value.get('new_name')).platformUserId, mover.id);
     assert.equal(result.reads, 2);
     assert.equal(fake.requests.length, 1);
@@ -104,18 +150,31 @@ describe('X lookups', () => {
     for (const bad of ['bad.name', '@carol', 'a,b']) assert.equal(result.value.get(bad)?.kind, 'invalid', bad);
     assert.match((result.value.get('bad.name') as { reason: string }).reason, /does not match/);
     // One refused request naming both bad values, then one for the rest; the comma never left the client.
-    assert.deepEqual(fake.requests.map((r) => r.status), [400, 200]);
+    assert.deepEqual(
+      fake.requests.map((r) => r.status),
+      [400, 200],
+    );
     assert.equal(result.reads, 2);
   });
 
   test('a 400 that names no value splits the batch until the bad name is alone', async (t) => {
     const { fake, client } = await setup(t);
     for (const name of ['n1', 'n2', 'n3', 'n4']) fake.addUser({ username: name });
-    const vague = JSON.stringify({ title: 'Invalid Request', detail: 'One or more parameters to your request was invalid.', type: 'https://api.twitter.com/2/problems/invalid-request' });
+    const vague = JSON.stringify({
+      title: 'Invalid Request',
+      detail: 'One or more parameters to your request was invalid.',
+      type: 'https://api.twitter.com/2/problems/invalid-request',
+    });
     fake.faults.inject({ kind: 'status', status: 400, body: vague }, 1, '/2/users/by');
     const result = await client.lookupByUsernames(['n1', 'n2', 'n3', 'n4']);
-    assert.deepEqual([...result.value.values()].map((o) => o.kind), ['found', 'found', 'found', 'found']);
-    assert.deepEqual(fake.requests.map((r) => r.query.get('usernames')), ['n1,n2,n3,n4', 'n1,n2', 'n3,n4']);
+    assert.deepEqual(
+      [...result.value.values()].map((o) => o.kind),
+      ['found', 'found', 'found', 'found'],
+    );
+    assert.deepEqual(
+      fake.requests.map((r) => r.query.get('usernames')),
+      ['n1,n2,n3,n4', 'n1,n2', 'n3,n4'],
+    );
 
     fake.resetStats();
     fake.faults.inject({ kind: 'status', status: 400, body: vague }, 1, '/2/users/by');
@@ -128,7 +187,10 @@ describe('X lookups', () => {
     const names = Array.from({ length: 150 }, (_, i) => `bulk${i}`);
     const result = await client.lookupByUsernames(names);
     assert.equal([...result.value.values()].filter((o) => o.kind === 'found').length, 150);
-    assert.deepEqual(fake.requests.map((r) => r.query.get('usernames')?.split(',').length), [100, 50]);
+    assert.deepEqual(
+      fake.requests.map((r) => r.query.get('usernames')?.split(',').length),
+      [100, 50],
+    );
     assert.equal(result.reads, 150);
   });
 
@@ -140,7 +202,10 @@ describe('X lookups', () => {
     assert.equal([...result.value.values()].filter((o) => o.kind === 'found').length, 99);
     const outcome = result.value.get('negative');
     assert.equal(outcome?.kind, 'unknown');
-    assert.match((outcome as { reason: string }).reason, /^the platform sent an unusable record: user \d+ has missing or invalid public_metrics$/);
+    assert.match(
+      (outcome as { reason: string }).reason,
+      /^the platform sent an unusable record: user \d+ has missing or invalid public_metrics$/,
+    );
     // X billed the malformed user too.
     assert.equal(result.reads, 100);
     assert.equal(fake.requests.length, 1);
@@ -162,23 +227,55 @@ describe('X lookups', () => {
     fake.faults.inject({ kind: 'status', status: 200, body: JSON.stringify(body) }, 1, '/2/users');
     const result = await client.lookupByIds(['1', '2', '3', '4', '5']);
     assert.equal(found(result.value.get('1')).followers, 1);
-    assert.deepEqual(result.value.get('2'), { kind: 'unknown', reason: 'the platform sent an unusable record: user 2 has no public_metrics' });
-    assert.deepEqual(result.value.get('3'), { kind: 'unknown', reason: 'the platform sent an unusable record: user 3 has missing or invalid public_metrics' });
-    assert.deepEqual(result.value.get('4'), { kind: 'unknown', reason: 'X answered neither a user nor an error for it' });
+    assert.deepEqual(result.value.get('2'), {
+      kind: 'unknown',
+      reason: 'the platform sent an unusable record: user 2 has no public_metrics',
+    });
+    assert.deepEqual(result.value.get('3'), {
+      kind: 'unknown',
+      reason: 'the platform sent an unusable record: user 3 has missing or invalid public_metrics',
+    });
+    assert.deepEqual(result.value.get('4'), {
+      kind: 'unknown',
+      reason: 'X answered neither a user nor an error for it',
+    });
     assert.equal(result.value.get('5')?.kind, 'unknown');
     assert.equal(result.reads, 6);
   });
 
   test('NUL characters are stripped from every string X sends', async (t) => {
     const { fake, client } = await setup(t);
-    fake.addUser({ username: 'nul', name: 'N\u0000ul', description: 'just\u0000 setting up\u0000', location: '\u0000', url: 'https://t.co/a\u0000b' });
+    fake.addUser({
+      username: 'nul',
+      name: 'N\u0000ul',
+      description: 'just\u0000 setting up\u0000',
+      location: '\u0000',
+      url: 'https://t.co/a\u0000b',
+    });
     const user = found((await client.lookupByUsernames(['nul'])).value.get('nul'));
-    assert.deepEqual([user.profile.displayName, user.profile.description, user.profile.location, user.profile.url], ['Nul', 'just setting up', null, 'https://t.co/ab']);
+    assert.deepEqual(
+      [user.profile.displayName, user.profile.description, user.profile.location, user.profile.url],
+      ['Nul', 'just setting up', null, 'https://t.co/ab'],
+    );
 
-    const body = { data: [{ id: '77\u0000', text: 'hi\u0000 there', created_at: '2025-02-27T10:00:00.000Z', lang: 'e\u0000n', entities: { hashtags: [{ tag: 'pe\u0000rch' }] } }], meta: { result_count: 1 } };
+    const body = {
+      data: [
+        {
+          id: '77\u0000',
+          text: 'hi\u0000 there',
+          created_at: '2025-02-27T10:00:00.000Z',
+          lang: 'e\u0000n',
+          entities: { hashtags: [{ tag: 'pe\u0000rch' }] },
+        },
+      ],
+      meta: { result_count: 1 },
+    };
     fake.faults.inject({ kind: 'status', status: 200, body: JSON.stringify(body) }, 1, '/2/users/');
     const [post] = (await client.fetchPosts(user.platformUserId, null, 10)).value;
-    assert.deepEqual([post?.id, post?.text, post?.lang, post?.hashtags, post?.url], ['77', 'hi there', 'en', ['perch'], 'https://x.com/i/web/status/77']);
+    assert.deepEqual(
+      [post?.id, post?.text, post?.lang, post?.hashtags, post?.url],
+      ['77', 'hi there', 'en', ['perch'], 'https://x.com/i/web/status/77'],
+    );
   });
 
   test('lookups by id are keyed by id, with the same outcomes', async (t) => {
@@ -203,23 +300,54 @@ describe('X timelines', () => {
     const { fake, client } = await setup(t);
     const user = fake.addUser({ username: 'writer', posts: 10 });
     const own = fake.addPost(user.id, {
-      text: 'Shipping #perch today with @alice', createdAt: '2025-02-27T10:00:00.000Z', likes: 5, reposts: 2, replies: 1, quotes: 3,
-      hashtags: ['perch', 'TypeScript'], mentions: ['alice'], urls: ['https://www.Example.COM/post', 'https://blog.example.org/x'], lang: 'en',
+      text: 'Shipping #perch today with @alice',
+      createdAt: '2025-02-27T10:00:00.000Z',
+      likes: 5,
+      reposts: 2,
+      replies: 1,
+      quotes: 3,
+      hashtags: ['perch', 'TypeScript'],
+      mentions: ['alice'],
+      urls: ['https://www.Example.COM/post', 'https://blog.example.org/x'],
+      lang: 'en',
     });
-    const repost = fake.addPost(user.id, { text: 'RT @bob: hello', isRepost: true, createdAt: '2025-02-28T10:00:00.000Z' });
-    const reply = fake.addPost(user.id, { text: '@bob indeed', isReply: true, lang: 'und', createdAt: '2025-02-28T11:00:00.000Z' });
+    const repost = fake.addPost(user.id, {
+      text: 'RT @bob: hello',
+      isRepost: true,
+      createdAt: '2025-02-28T10:00:00.000Z',
+    });
+    const reply = fake.addPost(user.id, {
+      text: '@bob indeed',
+      isReply: true,
+      lang: 'und',
+      createdAt: '2025-02-28T11:00:00.000Z',
+    });
     assert.equal(fake.user(user.id).posts, 13);
 
     const result = await client.fetchPosts(user.id, null, 50);
-    assert.deepEqual(result.value.map((p) => p.id), [reply.id, repost.id, own.id]);
+    assert.deepEqual(
+      result.value.map((p) => p.id),
+      [reply.id, repost.id, own.id],
+    );
     assert.equal(result.reads, 3);
     const [r, rt, o] = result.value;
     assert.deepEqual([r!.isReply, r!.isRepost, r!.lang], [true, false, null]);
     assert.deepEqual([rt!.isReply, rt!.isRepost], [false, true]);
     assert.deepEqual(o, {
-      id: own.id, createdAt: '2025-02-27T10:00:00.000Z', text: own.text, lang: 'en', isRepost: false, isReply: false,
-      url: `https://x.com/i/web/status/${own.id}`, likes: 5, reposts: 2, replies: 1, quotes: 3,
-      hashtags: ['perch', 'TypeScript'], mentions: ['alice'], domains: ['example.com', 'blog.example.org'],
+      id: own.id,
+      createdAt: '2025-02-27T10:00:00.000Z',
+      text: own.text,
+      lang: 'en',
+      isRepost: false,
+      isReply: false,
+      url: `https://x.com/i/web/status/${own.id}`,
+      likes: 5,
+      reposts: 2,
+      replies: 1,
+      quotes: 3,
+      hashtags: ['perch', 'TypeScript'],
+      mentions: ['alice'],
+      domains: ['example.com', 'blog.example.org'],
     });
     const query = fake.requests[0]!.query;
     assert.equal(query.get('max_results'), '50');
@@ -229,7 +357,9 @@ describe('X timelines', () => {
   test('since_id and pagination: only newer posts, pages followed until the limit', async (t) => {
     const { fake, client } = await setup(t);
     const user = fake.addUser({ username: 'prolific' });
-    const posts = Array.from({ length: 130 }, (_, i) => fake.addPost(user.id, { text: `post ${i}`, createdAt: new Date(START - (130 - i) * 60_000).toISOString() }));
+    const posts = Array.from({ length: 130 }, (_, i) =>
+      fake.addPost(user.id, { text: `post ${i}`, createdAt: new Date(START - (130 - i) * 60_000).toISOString() }),
+    );
     const sinceId = posts[9]!.id;
 
     const all = await client.fetchPosts(user.id, sinceId, 1_000);
@@ -237,11 +367,20 @@ describe('X timelines', () => {
     assert.equal(all.value[0]!.id, posts[129]!.id);
     assert.equal(all.value.at(-1)!.id, posts[10]!.id);
     assert.equal(all.reads, 120);
-    assert.deepEqual(fake.requests.map((r) => [r.query.get('max_results'), r.query.get('since_id'), r.query.has('pagination_token')]), [['100', sinceId, false], ['100', sinceId, true]]);
+    assert.deepEqual(
+      fake.requests.map((r) => [r.query.get('max_results'), r.query.get('since_id'), r.query.has('pagination_token')]),
+      [
+        ['100', sinceId, false],
+        ['100', sinceId, true],
+      ],
+    );
 
     fake.resetStats();
     const few = await client.fetchPosts(user.id, null, 3);
-    assert.deepEqual(few.value.map((p) => p.id), [posts[129]!.id, posts[128]!.id, posts[127]!.id]);
+    assert.deepEqual(
+      few.value.map((p) => p.id),
+      [posts[129]!.id, posts[128]!.id, posts[127]!.id],
+    );
     // X pages hold at least 5 posts; the client asks for 5 and keeps 3, but X bills all 5.
     assert.equal(fake.requests[0]!.query.get('max_results'), '5');
     assert.equal(few.reads, 5);
@@ -250,14 +389,29 @@ describe('X timelines', () => {
   test('a malformed post is skipped and the rest of its page kept, all of them billed', async (t) => {
     const { fake, client } = await setup(t);
     const user = fake.addUser({ username: 'mixed' });
-    const post = (id: string, extra: Record<string, unknown> = {}) => ({ id, text: `post ${id}`, created_at: '2025-02-27T10:00:00.000Z', ...extra });
+    const post = (id: string, extra: Record<string, unknown> = {}) => ({
+      id,
+      text: `post ${id}`,
+      created_at: '2025-02-27T10:00:00.000Z',
+      ...extra,
+    });
     const body = {
-      data: [post('104'), post('103', { created_at: 'yesterday' }), post('102', { text: null }), 'junk', post('101', { id: '' }), post('100')],
+      data: [
+        post('104'),
+        post('103', { created_at: 'yesterday' }),
+        post('102', { text: null }),
+        'junk',
+        post('101', { id: '' }),
+        post('100'),
+      ],
       meta: { result_count: 6, newest_id: '104', oldest_id: '100' },
     };
     fake.faults.inject({ kind: 'status', status: 200, body: JSON.stringify(body) }, 1, '/2/users/');
     const result = await client.fetchPosts(user.id, null, 20);
-    assert.deepEqual(result.value.map((p) => p.id), ['104', '100']);
+    assert.deepEqual(
+      result.value.map((p) => p.id),
+      ['104', '100'],
+    );
     assert.equal(result.reads, 6);
     assert.equal(fake.requests.length, 1);
   });
@@ -298,19 +452,30 @@ describe('X rate limits and failures', () => {
   test('a failure after earlier requests of the same call still reports their reads, and a lookup keeps what they learnt', async (t) => {
     const { fake, client } = await setup(t);
     for (const name of ['n1', 'n2', 'n3', 'n4']) fake.addUser({ username: name });
-    const vague = JSON.stringify({ title: 'Invalid Request', detail: 'One or more parameters to your request was invalid.', type: 'https://api.twitter.com/2/problems/invalid-request' });
+    const vague = JSON.stringify({
+      title: 'Invalid Request',
+      detail: 'One or more parameters to your request was invalid.',
+      type: 'https://api.twitter.com/2/problems/invalid-request',
+    });
     fake.faults.inject({ kind: 'status', status: 400, body: vague }, 1, '/2/users/by');
     // The 400 takes no slot of the window; the first half does, so the second half gets a 429.
     // What the earlier requests learnt is kept; the rest is unknown (asked again at its next check).
     fake.setRateLimit('users_by', 1);
     const lookup = await client.lookupByUsernames(['n1', 'n2', 'n3', 'n4']);
     assert.equal(lookup.reads, 2);
-    assert.deepEqual(['n1', 'n2', 'n3', 'n4'].map((n) => lookup.value.get(n)?.kind), ['found', 'found', 'unknown', 'unknown']);
+    assert.deepEqual(
+      ['n1', 'n2', 'n3', 'n4'].map((n) => lookup.value.get(n)?.kind),
+      ['found', 'found', 'unknown', 'unknown'],
+    );
     assert.match((lookup.value.get('n3') as { reason: string }).reason, /rate limit/);
-    assert.deepEqual(fake.requests.map((r) => r.status), [400, 200, 429]);
+    assert.deepEqual(
+      fake.requests.map((r) => r.status),
+      [400, 200, 429],
+    );
 
     const user = fake.addUser({ username: 'prolific' });
-    for (let i = 0; i < 130; i++) fake.addPost(user.id, { text: `post ${i}`, createdAt: new Date(START - (130 - i) * 60_000).toISOString() });
+    for (let i = 0; i < 130; i++)
+      fake.addPost(user.id, { text: `post ${i}`, createdAt: new Date(START - (130 - i) * 60_000).toISOString() });
     fake.setRateLimit('tweets', 1);
     const timeline = await rejectsWith(client.fetchPosts(user.id, null, 1_000), 'rate_limited');
     assert.equal(timeline.reads, 100);
@@ -382,14 +547,28 @@ describe('the fake X itself', () => {
     const { fake } = await setup(t);
     fake.addUser({ username: 'plain', followers: 3 });
     const get = (path: string) => fetch(fake.url + path, { headers: { authorization: 'Bearer test-x-token' } });
-    assert.deepEqual(Object.keys(((await (await get('/2/users/by?usernames=plain')).json()) as { data: object[] }).data[0]!), ['id', 'name', 'username']);
+    assert.deepEqual(
+      Object.keys(((await (await get('/2/users/by?usernames=plain')).json()) as { data: object[] }).data[0]!),
+      ['id', 'name', 'username'],
+    );
     const bad = await get('/2/users/by?usernames=plain,no.dots');
     assert.equal(bad.status, 400);
-    const body = (await bad.json()) as { type: string; errors: { parameters: Record<string, string[]>; message: string }[] };
+    const body = (await bad.json()) as {
+      type: string;
+      errors: { parameters: Record<string, string[]>; message: string }[];
+    };
     assert.equal(body.type, 'https://api.twitter.com/2/problems/invalid-request');
-    assert.deepEqual(body.errors, [{ parameters: { usernames: ['plain,no.dots'] }, message: 'The `usernames` query parameter value [no.dots] does not match ^[A-Za-z0-9_]{1,15}$' }]);
+    assert.deepEqual(body.errors, [
+      {
+        parameters: { usernames: ['plain,no.dots'] },
+        message: 'The `usernames` query parameter value [no.dots] does not match ^[A-Za-z0-9_]{1,15}$',
+      },
+    ]);
     assert.equal((await get('/2/users/1/tweets?max_results=3')).status, 400);
-    assert.equal((await get(`/2/users/by?usernames=${Array.from({ length: 101 }, (_, i) => `u${i}`).join(',')}`)).status, 400);
+    assert.equal(
+      (await get(`/2/users/by?usernames=${Array.from({ length: 101 }, (_, i) => `u${i}`).join(',')}`)).status,
+      400,
+    );
     assert.equal((await get('/2/users/by?usernames=plain&bogus=1')).status, 400);
   });
 });

@@ -15,7 +15,12 @@ const WINDOW_MS = 60_000;
 /** Two `perch api` processes on a fresh store, stopped and the store dropped after the test. */
 async function startPair(t: TestContext, env: Record<string, string> = {}): Promise<[ServerProcess, ServerProcess]> {
   const location = await freshStoreUrl();
-  const common = { DATABASE_URL: location.url, ADMIN_API_KEY: ADMIN_KEY, KEY_HASH_SECRET: 'scale-secret-0123456789abcdefghijklmnop', ...env };
+  const common = {
+    DATABASE_URL: location.url,
+    ADMIN_API_KEY: ADMIN_KEY,
+    KEY_HASH_SECRET: 'scale-secret-0123456789abcdefghijklmnop',
+    ...env,
+  };
   const started: ServerProcess[] = [];
   t.after(async () => {
     for (const server of started) server.child.kill('SIGKILL');
@@ -70,7 +75,10 @@ describe('several perch api processes on one store', () => {
     assert.equal((await me(b, key.apiKey)).status, 200);
     assert.equal((await me(a, key.apiKey)).status, 200);
 
-    const revoke = await fetch(`${a.url}/api/admin/api-keys/${key.id}`, { method: 'DELETE', headers: { 'x-api-key': ADMIN_KEY } });
+    const revoke = await fetch(`${a.url}/api/admin/api-keys/${key.id}`, {
+      method: 'DELETE',
+      headers: { 'x-api-key': ADMIN_KEY },
+    });
     assert.equal(revoke.status, 200);
     const revokedAt = Date.now();
     const onA = await me(a, key.apiKey);
@@ -101,7 +109,8 @@ describe('several perch api processes on one store', () => {
     // request waits for its place in the shared count and the limit holds exactly. A stall would
     // show in the warnings.
     const answers: Answer[] = [];
-    for (let round = 0; round < 20; round += 1) answers.push(...(await Promise.all([me(a, busy.apiKey), me(b, busy.apiKey)])));
+    for (let round = 0; round < 20; round += 1)
+      answers.push(...(await Promise.all([me(a, busy.apiKey), me(b, busy.apiKey)])));
     assert.equal(currentWindow(), window, 'the requests fell in one window');
 
     const passed = answers.filter((answer) => answer.status === 200);
@@ -110,7 +119,10 @@ describe('several perch api processes on one store', () => {
     assert.equal(passed.length, limit, `exactly ${limit} requests pass (warnings: ${JSON.stringify(warnings)})`);
     // Each passed request saw its own place in the shared count.
     const remaining = passed.map((answer) => Number(answer.headers.get('x-ratelimit-remaining'))).sort((x, y) => x - y);
-    assert.deepEqual(remaining, Array.from({ length: limit }, (_, i) => i));
+    assert.deepEqual(
+      remaining,
+      Array.from({ length: limit }, (_, i) => i),
+    );
     for (const answer of refused) {
       assert.deepEqual([answer.status, answer.code], [429, 'rate_limited']);
       const retryAfter = Number(answer.headers.get('retry-after'));
@@ -118,7 +130,8 @@ describe('several perch api processes on one store', () => {
       assert.equal(answer.headers.get('x-ratelimit-limit'), String(limit));
     }
 
-    for (const server of [a, b]) assert.equal((await me(server, calm.apiKey)).status, 200, 'another key has its own budget');
+    for (const server of [a, b])
+      assert.equal((await me(server, calm.apiKey)).status, 200, 'another key has its own budget');
   });
 
   it('throttles the failures of a client whose failed authentications, spread over both processes, reach the limit', async (t) => {
@@ -144,7 +157,7 @@ describe('several perch api processes on one store', () => {
       [b, good.apiKey],
       [a, ADMIN_KEY],
     ] as const) {
-      assert.equal((await me(server, apiKey)).status, 200, 'a valid key is never refused for others\' failures');
+      assert.equal((await me(server, apiKey)).status, 200, "a valid key is never refused for others' failures");
     }
     assert.equal(currentWindow(), window, 'the requests fell in one window');
   });

@@ -32,6 +32,11 @@ test('two admins revoking the last two admin keys at once leave one', { skip }, 
   assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1, 'one revocation wins');
   const refused = results.find((r) => r.status === 'rejected');
   assert.equal((refused as PromiseRejectedResult).reason.code, 'last_admin_key');
-  const active = await a!.db.selectFrom('api_keys').select('id').where('role', '=', 'admin').where('revoked_at', 'is', null).execute();
+  const active = await a!.db
+    .selectFrom('api_keys')
+    .select('id')
+    .where('role', '=', 'admin')
+    .where('revoked_at', 'is', null)
+    .execute();
   assert.equal(active.length, 1);
 });

@@ -12,8 +12,23 @@ const HOUR = 3_600_000;
 
 test('a new X account becomes active with profile, metrics, a snapshot, posts and analysis', async (t) => {
   const w = await trackerWorld(t);
-  const jack = w.x.addUser({ username: 'jack', name: 'Jack', followers: 1000, following: 10, listed: 3, description: 'just setting up' });
-  w.x.addPost(jack.id, { text: 'Great news today! #launch', likes: 10, reposts: 2, replies: 1, hashtags: ['launch'], urls: ['https://www.example.com/a'], lang: 'en' });
+  const jack = w.x.addUser({
+    username: 'jack',
+    name: 'Jack',
+    followers: 1000,
+    following: 10,
+    listed: 3,
+    description: 'just setting up',
+  });
+  w.x.addPost(jack.id, {
+    text: 'Great news today! #launch',
+    likes: 10,
+    reposts: 2,
+    replies: 1,
+    hashtags: ['launch'],
+    urls: ['https://www.example.com/a'],
+    lang: 'en',
+  });
   await w.importCsv('username\njack\n');
 
   const report = await w.tracker().tick();
@@ -26,10 +41,19 @@ test('a new X account becomes active with profile, metrics, a snapshot, posts an
   assert.equal(account.metrics?.posts, 1);
   assert.equal(account.tracking.lastCheckedAt, new Date(w.clock.now()).toISOString());
   assert.equal(account.tracking.nextCheckAt, new Date(w.clock.now() + HOUR).toISOString());
-  const analysis = account.analysis as { content: { topHashtags: { tag: string }[]; topDomains: { domain: string }[] }; engagement: { postsConsidered: number } };
+  const analysis = account.analysis as {
+    content: { topHashtags: { tag: string }[]; topDomains: { domain: string }[] };
+    engagement: { postsConsidered: number };
+  };
   assert.equal(analysis.engagement.postsConsidered, 1);
-  assert.deepEqual(analysis.content.topHashtags.map((h) => h.tag), ['launch']);
-  assert.deepEqual(analysis.content.topDomains.map((d) => d.domain), ['example.com']);
+  assert.deepEqual(
+    analysis.content.topHashtags.map((h) => h.tag),
+    ['launch'],
+  );
+  assert.deepEqual(
+    analysis.content.topDomains.map((d) => d.domain),
+    ['example.com'],
+  );
   const snapshots = await w.store.db.selectFrom('metric_snapshots').selectAll().execute();
   assert.equal(snapshots.length, 1);
   const posts = await w.store.db.selectFrom('posts').selectAll().execute();
@@ -49,7 +73,11 @@ test('X error shapes map to states: not found, suspended, protected; gone accoun
   await w.importCsv('username\ngone\nbanned\nprivate\nfine\nnobody\n');
   await w.tracker().tick();
 
-  const states = Object.fromEntries(await Promise.all(['gone', 'banned', 'private', 'fine', 'nobody'].map(async (n) => [n, await w.account('x', n)] as const)));
+  const states = Object.fromEntries(
+    await Promise.all(
+      ['gone', 'banned', 'private', 'fine', 'nobody'].map(async (n) => [n, await w.account('x', n)] as const),
+    ),
+  );
   assert.equal(states.gone?.status, 'not_found');
   assert.equal(states.nobody?.status, 'not_found');
   assert.equal(states.banned?.status, 'suspended');
@@ -73,7 +101,9 @@ test('Bluesky error shapes map to states: takedown, deactivated, unknown, and a 
   w.bsky.takedown(taken.did);
   w.bsky.deactivate(off.did);
   w.bsky.label(labelled.did, '!takedown');
-  await w.importCsv('username\ntaken.bsky.social\noff.bsky.social\nlabelled.bsky.social\nalice.bsky.social\nghost.bsky.social\n');
+  await w.importCsv(
+    'username\ntaken.bsky.social\noff.bsky.social\nlabelled.bsky.social\nalice.bsky.social\nghost.bsky.social\n',
+  );
   await w.tracker().tick();
 
   assert.equal((await w.account('bluesky', 'taken.bsky.social')).status, 'suspended');
@@ -114,10 +144,19 @@ test('a renamed account is followed by its id: new name, a renames entry, histor
       assert.equal(account.username, newName);
       assert.equal(account.platformUserId, id);
       assert.equal(account.metrics?.followers, 150);
-      assert.deepEqual(account.renames.map((r) => [r.from, r.to]), [[platform === 'x' ? 'oldname' : 'oldname.bsky.social', newName]]);
+      assert.deepEqual(
+        account.renames.map((r) => [r.from, r.to]),
+        [[platform === 'x' ? 'oldname' : 'oldname.bsky.social', newName]],
+      );
       const history = await w.store.db.selectFrom('metric_snapshots').select(['followers']).orderBy('bucket').execute();
-      assert.deepEqual(history.map((h) => Number(h.followers)), [100, 150]);
-      const old = await w.store.db.selectFrom('accounts').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+      assert.deepEqual(
+        history.map((h) => Number(h.followers)),
+        [100, 150],
+      );
+      const old = await w.store.db
+        .selectFrom('accounts')
+        .select(sql<number>`count(*)`.as('n'))
+        .executeTakeFirstOrThrow();
       assert.equal(Number(old.n), 1, 'still one account, not a lost one and a new one');
     });
   }
@@ -131,7 +170,15 @@ test('one bad account never fails its batch', async (t) => {
   // batch with 400 invalid-request; the client isolates it and the rest are still checked.
   await w.store.db
     .insertInto('accounts')
-    .values({ platform: 'x', username: 'bad-name', username_key: 'bad-name', tracked_since: w.clock.now(), next_check_at: w.clock.now(), created_at: w.clock.now(), updated_at: w.clock.now() })
+    .values({
+      platform: 'x',
+      username: 'bad-name',
+      username_key: 'bad-name',
+      tracked_since: w.clock.now(),
+      next_check_at: w.clock.now(),
+      created_at: w.clock.now(),
+      updated_at: w.clock.now(),
+    })
     .execute();
   await w.tracker().tick();
   for (let i = 0; i < 20; i++) assert.equal((await w.account('x', `ok${i}`)).status, 'active');
@@ -201,5 +248,8 @@ test('text a platform sends with NUL characters is stored without them (PostgreS
   assert.equal(account.status, 'active');
   assert.equal(account.profile?.displayName, 'Alice');
   const posts = await w.store.db.selectFrom('posts').select('text').execute();
-  assert.deepEqual(posts.map((p) => p.text), ['helloworld']);
+  assert.deepEqual(
+    posts.map((p) => p.text),
+    ['helloworld'],
+  );
 });

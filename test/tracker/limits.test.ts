@@ -27,8 +27,14 @@ test('x-rate-limit headers: no request is sent before the window resets, and no 
   assert.equal(times.length, 4);
   // Two requests fit in the first window; the next two wait for the reset the headers announced.
   const reset = Math.ceil((start + WINDOW) / 1000) * 1000;
-  assert.ok(times.slice(0, 2).every((at) => at < reset), `requests at ${times.map((at) => at - start).join(", ")} ms, reset at ${reset - start}`);
-  assert.ok(times.slice(2).every((at) => at >= reset), `requests at ${times.map((at) => at - start).join(', ')} ms, reset at ${reset - start}`);
+  assert.ok(
+    times.slice(0, 2).every((at) => at < reset),
+    `requests at ${times.map((at) => at - start).join(', ')} ms, reset at ${reset - start}`,
+  );
+  assert.ok(
+    times.slice(2).every((at) => at >= reset),
+    `requests at ${times.map((at) => at - start).join(', ')} ms, reset at ${reset - start}`,
+  );
 });
 
 test('Retry-After only: after a 429 nothing is sent before the time it names', async (t) => {
@@ -42,7 +48,12 @@ test('Retry-After only: after a 429 nothing is sent before the time it names', a
   // after each 429 waited for the time it named, which is why the fake accepted it.
   assert.ok(statuses.includes(429));
   statuses.forEach((status, i) => {
-    if (status === 429) assert.equal(statuses[i + 1] ?? 200, 200, `request ${i + 1} went before the Retry-After time: ${statuses.join(',')}`);
+    if (status === 429)
+      assert.equal(
+        statuses[i + 1] ?? 200,
+        200,
+        `request ${i + 1} went before the Retry-After time: ${statuses.join(',')}`,
+      );
   });
   assert.equal(statuses.filter((s) => s === 200).length, 3);
 });
@@ -50,7 +61,15 @@ test('Retry-After only: after a 429 nothing is sent before the time it names', a
 test('a 429 on the lookup releases the batch without counting it as a failure', async (t) => {
   const w = await trackerWorld(t);
   await seedX(w, 5);
-  w.x.faults.inject({ kind: 'status', status: 429, body: '{"title":"Too Many Requests","detail":"Too Many Requests","type":"about:blank","status":429}' }, 1, '/2/users/by');
+  w.x.faults.inject(
+    {
+      kind: 'status',
+      status: 429,
+      body: '{"title":"Too Many Requests","detail":"Too Many Requests","type":"about:blank","status":429}',
+    },
+    1,
+    '/2/users/by',
+  );
   const tracker = w.tracker();
   await tracker.tick();
   const account = await w.account('x', 'user0');
@@ -66,7 +85,10 @@ test('5xx bursts and hangs are retried with backoff within the batch', async (t)
   const report = await w.tracker({ timeoutMs: 200 }).tick();
   assert.equal(report.checked, 10);
   assert.equal((await w.account('x', 'user3')).status, 'active');
-  assert.deepEqual(lookups(w).map((r) => r.status), [503, 'hang', 200]);
+  assert.deepEqual(
+    lookups(w).map((r) => r.status),
+    [503, 'hang', 200],
+  );
 });
 
 test('repeated failures back off, then show error with the reason kept; a later success clears it', async (t) => {
@@ -80,7 +102,10 @@ test('repeated failures back off, then show error with the reason kept; a later 
     assert.equal(account.tracking.consecutiveFailures, round);
     assert.match(account.tracking.lastError ?? '', /unavailable/);
     assert.equal(account.status, round < 5 ? 'pending' : 'error');
-    assert.ok(Date.parse(account.tracking.nextCheckAt ?? '') <= w.clock.now() + HOUR, 'backoff is capped at the interval');
+    assert.ok(
+      Date.parse(account.tracking.nextCheckAt ?? '') <= w.clock.now() + HOUR,
+      'backoff is capped at the interval',
+    );
     w.clock.advance(HOUR);
   }
   assert.match((await w.account('x', 'user1')).statusReason ?? '', /5 checks in a row failed/);
@@ -101,7 +126,10 @@ test('X_DAILY_READ_BUDGET: lookups stop when the day is spent, across trackers, 
   const status = tracker.status().platforms.x;
   assert.equal(status?.budget?.used, 150);
   assert.match(status?.pauseReason ?? '', /budget/);
-  assert.deepEqual(lookups(w).map((r) => (r.query.get('usernames') ?? '').split(',').length), [100, 50]);
+  assert.deepEqual(
+    lookups(w).map((r) => (r.query.get('usernames') ?? '').split(',').length),
+    [100, 50],
+  );
 
   // The count is kept in the store and shared: another tracker (a restart, another process) sees it.
   const other = w.tracker();
@@ -147,5 +175,6 @@ test('a retry after a 5xx never waits for the window while holding the lease: ac
   assert.equal(report.checked, 300);
   assert.equal(report.leaseLost, 0);
   assert.equal(w.x.tooManyRequests, 0);
-  for (const user of w.x.world.usersById.values()) assert.equal(w.x.lookupsOf(user.id), 1, `${user.username} looked up ${w.x.lookupsOf(user.id)} times`);
+  for (const user of w.x.world.usersById.values())
+    assert.equal(w.x.lookupsOf(user.id), 1, `${user.username} looked up ${w.x.lookupsOf(user.id)} times`);
 });

@@ -87,7 +87,14 @@ function xSide(w: World, followers: number): Side {
     csv: 'username\njack\n',
     path: '/api/accounts/x/jack/posts?limit=100',
     record: '/api/?username=jack&platform=x',
-    addPost: (likes, createdAt) => w.x.addPost(jack.id, { text: `a post with ${likes} likes`, likes, reposts: 2, replies: 1, ...(createdAt ? { createdAt } : {}) }).id,
+    addPost: (likes, createdAt) =>
+      w.x.addPost(jack.id, {
+        text: `a post with ${likes} likes`,
+        likes,
+        reposts: 2,
+        replies: 1,
+        ...(createdAt ? { createdAt } : {}),
+      }).id,
     update: (id, counts) => void w.x.updatePost(id, counts),
     remove: (id) => w.x.deletePost(id),
     current: (id) => w.x.world.post(id),
@@ -100,7 +107,14 @@ function bskySide(w: World, followers: number): Side {
     csv: 'username\nalice.bsky.social\n',
     path: '/api/accounts/bluesky/alice.bsky.social/posts?limit=100',
     record: '/api/?username=alice.bsky.social&platform=bluesky',
-    addPost: (likes, createdAt) => w.bsky.addPost(alice.did, { text: `a post with ${likes} likes`, likes, reposts: 2, replies: 1, ...(createdAt ? { createdAt } : {}) }).uri,
+    addPost: (likes, createdAt) =>
+      w.bsky.addPost(alice.did, {
+        text: `a post with ${likes} likes`,
+        likes,
+        reposts: 2,
+        replies: 1,
+        ...(createdAt ? { createdAt } : {}),
+      }).uri,
     update: (id, counts) => void w.bsky.updatePost(id, counts),
     remove: (id) => w.bsky.deletePost(id),
     current: (id) => {
@@ -112,13 +126,21 @@ function bskySide(w: World, followers: number): Side {
 }
 
 async function importCsv(w: World, csv: string): Promise<void> {
-  const response = await w.api.app.inject({ method: 'POST', url: '/api/admin/insert', headers: admin, payload: { file: csv } });
+  const response = await w.api.app.inject({
+    method: 'POST',
+    url: '/api/admin/insert',
+    headers: admin,
+    payload: { file: csv },
+  });
   assert.equal(response.statusCode, 200, response.body);
 }
 
 const postById = (page: { data: { id: string }[] }, id: string) => page.data.find((p) => p.id === id) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-for (const [platform, sideOf] of [['x', xSide], ['bluesky', bskySide]] as const) {
+for (const [platform, sideOf] of [
+  ['x', xSide],
+  ['bluesky', bskySide],
+] as const) {
   describe(`post metrics that stay true on ${platform}`, () => {
     it('likes gained after the first read show in /posts and in analysis.engagement after the next check', async (t) => {
       const w = await world(t);
@@ -170,7 +192,10 @@ for (const [platform, sideOf] of [['x', xSide], ['bluesky', bskySide]] as const)
       const record = await w.get(side.record);
       const { likesFirst24h: _ignored, ...engagement } = record.analysis.engagement;
       assert.deepEqual(engagement, engagementOf([side.current(kept)], 200));
-      assert.deepEqual(record.analysis.topPosts.map((p: { id: string }) => p.id), [kept]);
+      assert.deepEqual(
+        record.analysis.topPosts.map((p: { id: string }) => p.id),
+        [kept],
+      );
 
       // A deleted post is not asked for again, and keeps the time it was found gone.
       w.advance(HOUR);
@@ -181,14 +206,15 @@ for (const [platform, sideOf] of [['x', xSide], ['bluesky', bskySide]] as const)
 }
 
 describe('the OpenAPI document', () => {
-  it('says how fresh the posts\' metrics are and describes metricsObservedAt, status and the history', async (t) => {
+  it("says how fresh the posts' metrics are and describes metricsObservedAt, status and the history", async (t) => {
     const w = await world(t);
     const response = await w.api.app.inject({ method: 'GET', url: '/api/openapi.json' });
     const operation = response.json().paths['/api/accounts/{platform}/{username}/posts'].get;
     assert.match(operation.description, /POST_REFRESH_WINDOW/);
     assert.match(operation.description, /metricsObservedAt/);
     const post = operation.responses['200'].content['application/json'].schema.properties.data.items;
-    for (const field of ['metrics', 'metricsObservedAt', 'status', 'statusSince', 'metricsHistory']) assert.ok(post.properties[field], field);
+    for (const field of ['metrics', 'metricsObservedAt', 'status', 'statusSince', 'metricsHistory'])
+      assert.ok(post.properties[field], field);
     assert.ok(post.required.includes('metricsObservedAt'));
   });
 });
@@ -201,7 +227,17 @@ describe('post refresh within the limits', () => {
     const side = xSide(w, 100);
     const ids = [1, 2, 3, 4, 5].map((n) => side.addPost(n, new Date(w.api.clock.now() - n * 600_000).toISOString()));
     await importCsv(w, side.csv);
-    const reads = async (day: string) => Number((await w.api.deps.store.db.selectFrom('platform_usage').select('reads').where('platform', '=', 'x').where('day', '=', day).executeTakeFirst())?.reads ?? 0);
+    const reads = async (day: string) =>
+      Number(
+        (
+          await w.api.deps.store.db
+            .selectFrom('platform_usage')
+            .select('reads')
+            .where('platform', '=', 'x')
+            .where('day', '=', day)
+            .executeTakeFirst()
+        )?.reads ?? 0,
+      );
     const lookups = () => w.x.requests.filter((r) => r.path === '/2/tweets');
     await w.tick(); // 2026-11-23 12:00: one profile and five posts
     assert.equal(await reads('2026-11-23'), 6);
@@ -239,16 +275,29 @@ describe('post refresh within the limits', () => {
     const a = w.x.addUser({ username: 'busy', followers: 10 });
     const b = w.x.addUser({ username: 'calm', followers: 10 });
     const start = w.api.clock.now();
-    const older = Array.from({ length: 100 }, (_, i) => w.x.addPost(a.id, { text: `a${i}`, createdAt: new Date(start - 2 * HOUR + i * 1000).toISOString() }).id);
-    const calm = Array.from({ length: 50 }, (_, i) => w.x.addPost(b.id, { text: `b${i}`, createdAt: new Date(start - 2 * HOUR + i * 1000).toISOString() }).id);
+    const older = Array.from(
+      { length: 100 },
+      (_, i) => w.x.addPost(a.id, { text: `a${i}`, createdAt: new Date(start - 2 * HOUR + i * 1000).toISOString() }).id,
+    );
+    const calm = Array.from(
+      { length: 50 },
+      (_, i) => w.x.addPost(b.id, { text: `b${i}`, createdAt: new Date(start - 2 * HOUR + i * 1000).toISOString() }).id,
+    );
     await importCsv(w, 'username\nbusy\ncalm\n');
     await w.tick();
     const newer = Array.from({ length: 30 }, (_, i) => w.x.addPost(a.id, { text: `a-new${i}` }).id);
-    const lookups = () => w.x.requests.filter((r) => r.path === '/2/tweets').map((r) => r.query.get('ids')?.split(',') ?? []);
+    const lookups = () =>
+      w.x.requests.filter((r) => r.path === '/2/tweets').map((r) => r.query.get('ids')?.split(',') ?? []);
 
     w.advance(HOUR);
     await w.tick();
-    assert.deepEqual(lookups().map((ids) => ids.length).sort((x, y) => y - x), [100, 50], '150 stored posts in two requests');
+    assert.deepEqual(
+      lookups()
+        .map((ids) => ids.length)
+        .sort((x, y) => y - x),
+      [100, 50],
+      '150 stored posts in two requests',
+    );
 
     w.advance(HOUR);
     w.x.resetStats();
@@ -256,7 +305,8 @@ describe('post refresh within the limits', () => {
     const asked = new Set(lookups().flat());
     assert.ok(lookups().every((ids) => ids.length <= 100));
     assert.equal(asked.size, 150);
-    for (const id of [...newer, ...older.slice(30), ...calm]) assert.ok(asked.has(id), `${id} is among the newest 100 of its account`);
+    for (const id of [...newer, ...older.slice(30), ...calm])
+      assert.ok(asked.has(id), `${id} is among the newest 100 of its account`);
     for (const id of older.slice(0, 30)) assert.ok(!asked.has(id), 'the 31st newest and older are not read again');
 
     // One request left in the window: one lookup goes, no 429, the rest waits for the next check.
@@ -277,7 +327,10 @@ describe('post refresh within the limits', () => {
     await w.tick();
     w.advance(HOUR);
     await w.tick();
-    assert.deepEqual(w.bsky.requestsTo('getPosts').map((r) => r.query.getAll('uris').length), [25, 25, 10]);
+    assert.deepEqual(
+      w.bsky.requestsTo('getPosts').map((r) => r.query.getAll('uris').length),
+      [25, 25, 10],
+    );
   });
 });
 
@@ -303,12 +356,25 @@ describe('the per-post history', () => {
     assert.equal(lookups(), asked);
 
     const post = postById(await w.get(side.path), id);
-    assert.deepEqual(post.metricsHistory.map((s: { age: string; likes: number }) => [s.age, s.likes]), [['1h', 16], ['6h', 61], ['24h', 243], ['72h', 722], ['7d', 1684]]);
+    assert.deepEqual(
+      post.metricsHistory.map((s: { age: string; likes: number }) => [s.age, s.likes]),
+      [
+        ['1h', 16],
+        ['6h', 61],
+        ['24h', 243],
+        ['72h', 722],
+        ['7d', 1684],
+      ],
+    );
     assert.equal(post.metricsHistory[2].observedAt, new Date(created + 24.3 * HOUR).toISOString());
     assert.equal(post.metrics.likes, 1684);
     // Outside the 30 days of analysis it would not count; at 7 d it still does.
     assert.equal((await w.get(side.record)).analysis.engagement.likesFirst24h, 243);
-    const row = await w.api.deps.store.db.selectFrom('posts').select('metrics_history').where('post_id', '=', id).executeTakeFirstOrThrow();
+    const row = await w.api.deps.store.db
+      .selectFrom('posts')
+      .select('metrics_history')
+      .where('post_id', '=', id)
+      .executeTakeFirstOrThrow();
     assert.equal(JSON.parse(row.metrics_history).length, 5, 'bounded in storage too');
   });
 });

@@ -14,7 +14,10 @@ async function gates(t: TestContext, count: number) {
 }
 
 test('a known window lets requests through while it has room, then waits for the reset', async (t) => {
-  const { clock, gates: [gate] } = await gates(t, 1);
+  const {
+    clock,
+    gates: [gate],
+  } = await gates(t, 1);
   if (!gate) throw new Error('no gate');
   const probe = await gate.tryAcquire();
   assert.deepEqual(probe, { kind: 'probe' }, 'unknown state: one probe goes');
@@ -78,7 +81,10 @@ test('a store that cannot record an answer does not fail the request; the gate s
 });
 
 test('a probe whose tracker died is taken over after its lease', async (t) => {
-  const { clock, gates: [a, b] } = await gates(t, 2);
+  const {
+    clock,
+    gates: [a, b],
+  } = await gates(t, 2);
   if (!a || !b) throw new Error('no gates');
   assert.deepEqual(await a.tryAcquire(), { kind: 'probe' });
   const start = clock.now();
@@ -87,7 +93,10 @@ test('a probe whose tracker died is taken over after its lease', async (t) => {
 });
 
 test('a 429 blocks until its retry time, and at least a moment even when that time is past', async (t) => {
-  const { clock, gates: [gate] } = await gates(t, 1);
+  const {
+    clock,
+    gates: [gate],
+  } = await gates(t, 1);
   if (!gate) throw new Error('no gate');
   const probe = await gate.tryAcquire();
   if (!probe) throw new Error('no probe');
@@ -99,7 +108,10 @@ test('a 429 blocks until its retry time, and at least a moment even when that ti
 });
 
 test('a reset weeks away (milliseconds sent as seconds) is not believed beyond an hour', async (t) => {
-  const { clock, gates: [gate] } = await gates(t, 1);
+  const {
+    clock,
+    gates: [gate],
+  } = await gates(t, 1);
   if (!gate) throw new Error('no gate');
   const probe = await gate.tryAcquire();
   if (!probe) throw new Error('no probe');

@@ -18,7 +18,15 @@ function xClient(w: TrackerWorld, wrap: (real: PlatformClient) => Partial<Platfo
 }
 
 const nextCheckAt = async (w: TrackerWorld, username: string) =>
-  Number((await w.store.db.selectFrom('accounts').select('next_check_at').where('username_key', '=', username).executeTakeFirstOrThrow()).next_check_at);
+  Number(
+    (
+      await w.store.db
+        .selectFrom('accounts')
+        .select('next_check_at')
+        .where('username_key', '=', username)
+        .executeTakeFirstOrThrow()
+    ).next_check_at,
+  );
 
 test('a batch that takes longer than its lease renews it, so no other tracker claims its accounts meanwhile', async (t) => {
   const w = await trackerWorld(t, { env: { TRACK_LEASE: '1m' } });
@@ -39,7 +47,14 @@ test('a batch that takes longer than its lease renews it, so no other tracker cl
     fetchPosts: async (userId, sinceId, limit, signal) => {
       w.clock.advance(40_000);
       // Another tracker tries to claim now, 80 s after the claim: past the lease unless renewed.
-      const other = await claimDueAccounts(w.store.db, w.store.caps, { platform: 'x', resolved: true, owner: 'other/1', now: w.clock.now(), leaseMs: MINUTE, limit: 10 });
+      const other = await claimDueAccounts(w.store.db, w.store.caps, {
+        platform: 'x',
+        resolved: true,
+        owner: 'other/1',
+        now: w.clock.now(),
+        leaseMs: MINUTE,
+        limit: 10,
+      });
       stolen.push(...other.map((a) => a.id));
       return real.fetchPosts(userId, sinceId, limit, signal);
     },
@@ -49,14 +64,21 @@ test('a batch that takes longer than its lease renews it, so no other tracker cl
   assert.equal(report.checked, 1);
   assert.equal(report.leaseLost, 0);
   const posts = await w.store.db.selectFrom('posts').select('text').orderBy('created_at').execute();
-  assert.deepEqual(posts.map((p) => p.text), ['hello', 'again']);
+  assert.deepEqual(
+    posts.map((p) => p.text),
+    ['hello', 'again'],
+  );
 });
 
 test('an admin refresh requested while the account is being checked is kept, not overwritten by the check', async (t) => {
   const w = await trackerWorld(t);
   w.x.addUser({ username: 'jack' });
   await w.importCsv('username\njack\n');
-  const jack = await w.store.db.selectFrom('accounts').select('id').where('username_key', '=', 'jack').executeTakeFirstOrThrow();
+  const jack = await w.store.db
+    .selectFrom('accounts')
+    .select('id')
+    .where('username_key', '=', 'jack')
+    .executeTakeFirstOrThrow();
   let lookups = 0;
   const client = xClient(w, (real) => ({
     lookupByUsernames: async (names, signal) => {
@@ -87,7 +109,11 @@ test('one account whose result cannot be built is a failed check; the rest of it
       const bob = result.value.get('bob');
       if (bob?.kind === 'found') {
         // A profile no code path expects: reading its fields throws.
-        const profile = new Proxy(bob.user.profile, { ownKeys: () => { throw new Error('unreadable profile'); } });
+        const profile = new Proxy(bob.user.profile, {
+          ownKeys: () => {
+            throw new Error('unreadable profile');
+          },
+        });
         result.value.set('bob', { ...bob, user: { ...bob.user, profile } });
       }
       return result;
@@ -120,7 +146,10 @@ test('one account whose values the store refuses is a failed check; the rest of 
   assert.equal((await w.account('x', 'ann')).status, 'active');
   assert.equal((await w.account('x', 'ann')).metrics?.followers, 10);
   const bob = await w.account('x', 'bob');
-  assert.ok(bob.status === 'active' || /the store refused the result/.test(bob.tracking.lastError ?? ''), `bob: ${bob.status} ${bob.tracking.lastError}`);
+  assert.ok(
+    bob.status === 'active' || /the store refused the result/.test(bob.tracking.lastError ?? ''),
+    `bob: ${bob.status} ${bob.tracking.lastError}`,
+  );
 });
 
 test('errors are stored without NUL or control characters', async (t) => {

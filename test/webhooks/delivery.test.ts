@@ -36,7 +36,17 @@ test('a test event arrives signed per Standard Webhooks, and the deliveries log 
   const row = await w.deps.store.db.selectFrom('webhooks').select('secret').executeTakeFirstOrThrow();
   assert.ok(!row.secret.includes(hook.secret.slice(6, 20)));
   const log = await w.admin('GET', `/api/admin/webhooks/${hook.id}/deliveries`);
-  assert.deepEqual(log.json().data.map((a: { attempt: number; statusCode: number; eventType: string; nextRetryAt: null }) => [a.attempt, a.statusCode, a.eventType, a.nextRetryAt]), [[1, 200, 'webhook.test', null]]);
+  assert.deepEqual(
+    log
+      .json()
+      .data.map((a: { attempt: number; statusCode: number; eventType: string; nextRetryAt: null }) => [
+        a.attempt,
+        a.statusCode,
+        a.eventType,
+        a.nextRetryAt,
+      ]),
+    [[1, 200, 'webhook.test', null]],
+  );
   // The test event is in the event log too, but went to this endpoint only.
   const other = await startReceiver();
   t.after(() => other.close());
@@ -67,13 +77,26 @@ test('retries carry the same webhook-id on the schedule with jitter and stop at 
   w.clock.advance(2 * HOUR);
   assert.equal(await w.deliverer.runOnce(), 0, 'delivered: no more attempts');
   assert.equal(receiver.received.length, 3);
-  assert.equal(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size, 1, 'the same webhook-id every time');
+  assert.equal(
+    new Set(receiver.received.map((r) => r.headers['webhook-id'])).size,
+    1,
+    'the same webhook-id every time',
+  );
   assert.equal(new Set(receiver.received.map((r) => r.body)).size, 1, 'the same body every time');
   assert.ok(receiver.received.every((r) => verifySignature(hook.secret, r)));
   const log = (await w.admin('GET', `/api/admin/webhooks/${hook.id}/deliveries?limit=2`)).json();
-  assert.deepEqual(log.data.map((a: { attempt: number; statusCode: number }) => [a.attempt, a.statusCode]), [[3, 200], [2, 503]]);
+  assert.deepEqual(
+    log.data.map((a: { attempt: number; statusCode: number }) => [a.attempt, a.statusCode]),
+    [
+      [3, 200],
+      [2, 503],
+    ],
+  );
   const older = (await w.admin('GET', `/api/admin/webhooks/${hook.id}/deliveries?cursor=${log.nextCursor}`)).json();
-  assert.deepEqual(older.data.map((a: { attempt: number; error: string }) => [a.attempt, a.error]), [[1, 'HTTP 500']]);
+  assert.deepEqual(
+    older.data.map((a: { attempt: number; error: string }) => [a.attempt, a.error]),
+    [[1, 'HTTP 500']],
+  );
 });
 
 test('after the last retry a delivery has failed; 5 days of failures or a 410 disable the endpoint, and enabling restarts it', async (t) => {
@@ -103,7 +126,10 @@ test('after the last retry a delivery has failed; 5 days of failures or a 410 di
   await w.admin('POST', `/api/admin/webhooks/${hook.id}/test`);
   const before = receiver.received.length;
   await w.deliverer.runOnce();
-  assert.equal(receiver.received.at(-1)?.headers['webhook-id'] !== undefined && receiver.received.length > before, true);
+  assert.equal(
+    receiver.received.at(-1)?.headers['webhook-id'] !== undefined && receiver.received.length > before,
+    true,
+  );
 
   receiver.answers = [410];
   await w.admin('POST', `/api/admin/webhooks/${hook.id}/test`);
@@ -141,7 +167,12 @@ test('endpoints get the types they subscribe to, and tags limit them to accounts
   await w.createWebhook({ url: vip!.url, events: ['*'], tags: ['vip'] });
   await w.createWebhook({ url: imports!.url, events: ['import.completed'] });
   await w.createWebhook({ url: renames!.url, events: ['account.renamed'] });
-  const insert = await w.app.inject({ method: 'POST', url: '/api/admin/insert', headers: { 'x-api-key': w.config.adminApiKey ?? '' }, payload: { file: 'username,tags\njack,vip\njill,staff\n' } });
+  const insert = await w.app.inject({
+    method: 'POST',
+    url: '/api/admin/insert',
+    headers: { 'x-api-key': w.config.adminApiKey ?? '' },
+    payload: { file: 'username,tags\njack,vip\njill,staff\n' },
+  });
   assert.equal(insert.statusCode, 200);
   const ids = await w.deps.store.db.selectFrom('accounts').select(['id', 'username']).execute();
   const store = w.deps.store;
@@ -149,12 +180,18 @@ test('endpoints get the types they subscribe to, and tags limit them to accounts
     recordEvents(
       trx,
       store.caps,
-      ids.map((a) => ({ type: 'account.renamed' as const, accountId: a.id, account: { id: `acc_${a.id}`, platform: 'x' as const, username: a.username, platformUserId: '1' }, data: { from: 'old', to: a.username } })),
+      ids.map((a) => ({
+        type: 'account.renamed' as const,
+        accountId: a.id,
+        account: { id: `acc_${a.id}`, platform: 'x' as const, username: a.username, platformUserId: '1' },
+        data: { from: 'old', to: a.username },
+      })),
       w.clock.now(),
     ),
   );
   await w.deliverer.runOnce();
-  const types = (r: { received: { body: string }[] }) => r.received.map((x) => JSON.parse(x.body)).map((b) => `${b.type}:${b.data.account?.username ?? ''}`);
+  const types = (r: { received: { body: string }[] }) =>
+    r.received.map((x) => JSON.parse(x.body)).map((b) => `${b.type}:${b.data.account?.username ?? ''}`);
   assert.deepEqual(types(vip!), ['account.renamed:jack']);
   assert.deepEqual(types(imports!), ['import.completed:']);
   assert.deepEqual(types(renames!).sort(), ['account.renamed:jack', 'account.renamed:jill']);

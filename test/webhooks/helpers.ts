@@ -10,15 +10,34 @@ import { ADMIN_KEY, build, type TestApp } from '../helpers/app.ts';
 export interface WebhookWorld extends TestApp {
   deliverer: Deliverer;
   /** Calls the admin API. */
-  admin(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown): Promise<{ statusCode: number; json: () => any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  admin(
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    url: string,
+    payload?: unknown,
+  ): Promise<{ statusCode: number; json: () => any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
   createWebhook(body: Record<string, unknown>): Promise<{ id: string; secret: string }>;
 }
 
-export async function webhookWorld(t: TestContext, env: Record<string, string> = {}, overrides: Partial<Config> = {}): Promise<WebhookWorld> {
-  const h = await build(t, { tracker: false, ...overrides }, { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT: '5s', ...env });
-  const deliverer = createDeliverer(h.config, h.deps.store, createLogger('silent'), h.deps.keyHashSecret, { clock: { now: h.clock.now, sleep: async () => {} } });
+export async function webhookWorld(
+  t: TestContext,
+  env: Record<string, string> = {},
+  overrides: Partial<Config> = {},
+): Promise<WebhookWorld> {
+  const h = await build(
+    t,
+    { tracker: false, ...overrides },
+    { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT: '5s', ...env },
+  );
+  const deliverer = createDeliverer(h.config, h.deps.store, createLogger('silent'), h.deps.keyHashSecret, {
+    clock: { now: h.clock.now, sleep: async () => {} },
+  });
   const admin: WebhookWorld['admin'] = async (method, url, payload) => {
-    const response = await h.app.inject({ method, url, headers: { 'x-api-key': ADMIN_KEY }, ...(payload === undefined ? {} : { payload: payload as object }) });
+    const response = await h.app.inject({
+      method,
+      url,
+      headers: { 'x-api-key': ADMIN_KEY },
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
     return { statusCode: response.statusCode, json: () => response.json() };
   };
   return {

@@ -15,23 +15,49 @@ import { startReceiver } from './receiver.ts';
 import { webhookWorld } from './helpers.ts';
 
 test('private, loopback, link-local, multicast and reserved addresses are recognised', () => {
-  for (const address of ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fd00::1', 'ff02::1', '::ffff:10.0.0.1']) {
+  for (const address of [
+    '127.0.0.1',
+    '10.0.0.1',
+    '172.16.5.4',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '255.255.255.255',
+    '::1',
+    '::',
+    'fe80::1',
+    'fd00::1',
+    'ff02::1',
+    '::ffff:10.0.0.1',
+  ]) {
     assert.equal(isPrivateAddress(address), true, address);
   }
-  for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8', '172.32.0.1']) assert.equal(isPrivateAddress(address), false, address);
+  for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8', '172.32.0.1'])
+    assert.equal(isPrivateAddress(address), false, address);
 });
 
 test('the address is checked at connect time: a name that resolves to loopback is refused', async (t) => {
   const receiver = await startReceiver();
   t.after(() => receiver.close());
   const port = new URL(receiver.url).port;
-  const refused = await postJson(new URL(`http://localhost:${port}/hook`), {}, '{}', { timeoutMs: 5_000, allowPrivate: false });
+  const refused = await postJson(new URL(`http://localhost:${port}/hook`), {}, '{}', {
+    timeoutMs: 5_000,
+    allowPrivate: false,
+  });
   assert.equal(refused.status, null);
   assert.match(refused.error ?? '', /private, loopback/);
-  const literal = await postJson(new URL(`http://127.0.0.1:${port}/hook`), {}, '{}', { timeoutMs: 5_000, allowPrivate: false });
+  const literal = await postJson(new URL(`http://127.0.0.1:${port}/hook`), {}, '{}', {
+    timeoutMs: 5_000,
+    allowPrivate: false,
+  });
   assert.match(literal.error ?? '', /private, loopback/);
   assert.equal(receiver.received.length, 0, 'nothing was sent');
-  const allowed = await postJson(new URL(`http://localhost:${port}/hook`), {}, '{}', { timeoutMs: 5_000, allowPrivate: true });
+  const allowed = await postJson(new URL(`http://localhost:${port}/hook`), {}, '{}', {
+    timeoutMs: 5_000,
+    allowPrivate: true,
+  });
   assert.equal(allowed.status, 200);
 });
 
@@ -74,7 +100,9 @@ test('a hanging endpoint does not delay the deliveries of another', async (t) =>
   // The hanging endpoint's queue is first in line.
   for (let i = 0; i < 20; i++) await w.admin('POST', `/api/admin/webhooks/${slow.id}/test`);
   for (let i = 0; i < 20; i++) await w.admin('POST', `/api/admin/webhooks/${fast.id}/test`);
-  const deliverer = createDeliverer(w.config, w.deps.store, createLogger('silent'), w.deps.keyHashSecret, { clock: systemClock });
+  const deliverer = createDeliverer(w.config, w.deps.store, createLogger('silent'), w.deps.keyHashSecret, {
+    clock: systemClock,
+  });
   deliverer.start();
   const deadline = Date.now() + 30_000;
   while (healthy!.received.length < 20 && Date.now() < deadline) await delay(20);

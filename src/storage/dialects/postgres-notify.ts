@@ -19,12 +19,16 @@ export const dueNotifications: DueNotifications = {
         perform pg_notify('perch_due_' || left(md5(current_schema()), 16), '');
         return null;
       end $$`.execute(db);
-    await sql`create trigger accounts_inserted_due after insert on accounts for each statement execute function perch_accounts_due()`.execute(db);
+    await sql`create trigger accounts_inserted_due after insert on accounts for each statement execute function perch_accounts_due()`.execute(
+      db,
+    );
     await sql`create trigger accounts_made_due after update of next_check_at, lease_expires_at on accounts for each row
       when (new.next_check_at < old.next_check_at or (new.lease_expires_at is null and old.lease_expires_at is not null and new.next_check_at <= old.next_check_at))
       execute function perch_accounts_due()`.execute(db);
   },
-  channel: async (db) => (await sql<{ channel: string }>`select 'perch_due_' || left(md5(current_schema()), 16) as channel`.execute(db)).rows[0]?.channel ?? 'perch_due',
+  channel: async (db) =>
+    (await sql<{ channel: string }>`select 'perch_due_' || left(md5(current_schema()), 16) as channel`.execute(db))
+      .rows[0]?.channel ?? 'perch_due',
 };
 
 /** How long a lost listening connection waits before it connects again (doubling, capped). */
@@ -40,7 +44,12 @@ export interface ChannelListener {
  * pool's). A lost connection is replaced with backoff; after each (re)connect `onNotify` runs once,
  * since a notification may have been missed meanwhile. `onError` hears every failure; none throws.
  */
-export function listenOnChannel(connectionString: string, channel: string, onNotify: () => void, onError: (error: unknown) => void): ChannelListener {
+export function listenOnChannel(
+  connectionString: string,
+  channel: string,
+  onNotify: () => void,
+  onError: (error: unknown) => void,
+): ChannelListener {
   let closed = false;
   let client: pg.Client | null = null;
   let retryMs = RELISTEN_FIRST_MS;

@@ -17,15 +17,23 @@ export const postgresCapabilities: DialectCapabilities = {
     await sql`select pg_advisory_xact_lock(hashtext(current_schema()), ${LOCKS[topic]})`.execute(trx);
   },
   trySerialize: async (trx, topic) =>
-    (await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(hashtext(current_schema()), ${LOCKS[topic]}) as ok`.execute(trx)).rows[0]?.ok === true,
+    (
+      await sql<{
+        ok: boolean;
+      }>`select pg_try_advisory_xact_lock(hashtext(current_schema()), ${LOCKS[topic]}) as ok`.execute(trx)
+    ).rows[0]?.ok === true,
   jsonArrayContains: (column, tag) => sql<boolean>`(${column})::jsonb ? ${tag}`,
   isUniqueViolation: (error) => errorCode(error) === '23505',
   isUnavailable: (error) =>
     UNAVAILABLE_CODES.has(errorCode(error)) ||
-    (error instanceof Error && /timeout exceeded when trying to connect|Connection terminated|not queryable|connection error/i.test(error.message)),
+    (error instanceof Error &&
+      /timeout exceeded when trying to connect|Connection terminated|not queryable|connection error/i.test(
+        error.message,
+      )),
   isInvalidValue: (error) => errorCode(error).startsWith('22'),
   unloggedTable: sql`unlogged`,
-  currentSchema: async (db) => (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema,
+  currentSchema: async (db) =>
+    (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema,
   ping: async (db) => {
     await sql`select 1`.execute(db);
   },
@@ -35,8 +43,25 @@ export const postgresCapabilities: DialectCapabilities = {
 // Connection failures; admin shutdown and restarts (57P0x); too many connections (53300); disk full
 // (53100); serialisation, deadlock and lock timeouts; statement timeout (57014): all pass with time.
 const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH',
-  '57P01', '57P02', '57P03', '53300', '53100', '40001', '40P01', '55P03', '57014', '08000', '08003', '08006',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '53100',
+  '40001',
+  '40P01',
+  '55P03',
+  '57014',
+  '08000',
+  '08003',
+  '08006',
 ]);
 
 function errorCode(error: unknown): string {
@@ -52,7 +77,9 @@ const LOCKS = { imports: 0x7065_7201, admin_keys: 0x7065_7202, events: 0x7065_72
 // Times are epoch milliseconds in bigint columns; they fit a JS number exactly, so read them as one.
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    oid === 20
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 export interface PostgresHandles {
@@ -62,8 +89,18 @@ export interface PostgresHandles {
 /** Told of each connection lost (a restart, a failover, a network reset); the pool replaces it. */
 export type ConnectionErrorListener = (error: Error) => void;
 
-export function openPostgres(connectionString: string, poolSize: number, onConnectionError: ConnectionErrorListener = () => {}): PostgresHandles {
-  const pool = new pg.Pool({ connectionString, max: poolSize, types, connectionTimeoutMillis: 5_000, statement_timeout: 30_000 });
+export function openPostgres(
+  connectionString: string,
+  poolSize: number,
+  onConnectionError: ConnectionErrorListener = () => {},
+): PostgresHandles {
+  const pool = new pg.Pool({
+    connectionString,
+    max: poolSize,
+    types,
+    connectionTimeoutMillis: 5_000,
+    statement_timeout: 30_000,
+  });
   // pg-pool listens for 'error' only on idle clients: it removes that listener while a client is
   // checked out, and a connection dropped then (57P01 on a restart) is an unhandled 'error' event
   // that ends the process. Every client gets a listener of its own for its whole life; the query

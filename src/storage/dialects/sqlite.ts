@@ -20,10 +20,17 @@ export const sqliteCapabilities: DialectCapabilities = {
   serialize: async () => {},
   // One writer connection: a second import queues behind the first without holding anything.
   trySerialize: async () => true,
-  jsonArrayContains: (column, tag) => sql<boolean>`exists (select 1 from json_each(${column}) where json_each.value = ${tag})`,
-  isUniqueViolation: (error) => errorCode(error).startsWith('SQLITE_CONSTRAINT_PRIMARYKEY') || errorCode(error).startsWith('SQLITE_CONSTRAINT_UNIQUE'),
-  isUnavailable: (error) => ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_IOERR', 'SQLITE_FULL'].some((c) => errorCode(error).startsWith(c)),
-  isInvalidValue: (error) => errorCode(error).startsWith('SQLITE_MISMATCH') || errorCode(error).startsWith('SQLITE_TOOBIG'),
+  jsonArrayContains: (column, tag) =>
+    sql<boolean>`exists (select 1 from json_each(${column}) where json_each.value = ${tag})`,
+  isUniqueViolation: (error) =>
+    errorCode(error).startsWith('SQLITE_CONSTRAINT_PRIMARYKEY') ||
+    errorCode(error).startsWith('SQLITE_CONSTRAINT_UNIQUE'),
+  isUnavailable: (error) =>
+    ['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_CANTOPEN', 'SQLITE_IOERR', 'SQLITE_FULL'].some((c) =>
+      errorCode(error).startsWith(c),
+    ),
+  isInvalidValue: (error) =>
+    errorCode(error).startsWith('SQLITE_MISMATCH') || errorCode(error).startsWith('SQLITE_TOOBIG'),
   currentSchema: async () => undefined,
   ping: async (db) => {
     await sql`select 1`.execute(db);
@@ -85,7 +92,13 @@ export function openSqlite(path: string, busyTimeoutMs = CLI_BUSY_TIMEOUT_MS): S
     // An in-memory database exists once per connection: no separate reader, no WAL to checkpoint.
     const raw = open(path, false, busyTimeoutMs);
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
-    return { writer: db, reader: db, integrityCheck: () => String(raw.pragma('integrity_check', { simple: true })), checkpoint: async () => null, close: () => db.destroy() };
+    return {
+      writer: db,
+      reader: db,
+      integrityCheck: () => String(raw.pragma('integrity_check', { simple: true })),
+      checkpoint: async () => null,
+      close: () => db.destroy(),
+    };
   }
   mkdirSync(dirname(path), { recursive: true });
   const rawWriter = open(path, false, busyTimeoutMs);

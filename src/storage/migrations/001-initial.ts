@@ -8,7 +8,9 @@ export function initialSchema(caps: DialectCapabilities): Migration {
     async up(db: Kysely<any>) {
       await db.schema
         .createTable('accounts')
-        .addColumn('id', caps.autoIdType, (c) => (caps.autoIdType === 'integer' ? c.primaryKey().autoIncrement() : c.primaryKey()))
+        .addColumn('id', caps.autoIdType, (c) =>
+          caps.autoIdType === 'integer' ? c.primaryKey().autoIncrement() : c.primaryKey(),
+        )
         .addColumn('platform', 'text', (c) => c.notNull())
         .addColumn('username', 'text', (c) => c.notNull())
         .addColumn('username_key', 'text', (c) => c.notNull().modifyEnd(sql.raw(`collate ${caps.bytewiseCollation}`)))
@@ -39,7 +41,9 @@ export function initialSchema(caps: DialectCapabilities): Migration {
       await db.schema.createIndex('accounts_due').on('accounts').columns(['next_check_at']).execute();
       // The list sorts on these exact expressions (missing numbers last, the same on both dialects).
       await sql`create index accounts_by_followers on accounts ((coalesce(followers, -1)), id)`.execute(db);
-      await sql`create index accounts_by_growth on accounts ((coalesce(followers_change_7d, -9007199254740991)), id)`.execute(db);
+      await sql`create index accounts_by_growth on accounts ((coalesce(followers_change_7d, -9007199254740991)), id)`.execute(
+        db,
+      );
       await sql`create index accounts_by_last_check on accounts ((coalesce(last_checked_at, 0)), id)`.execute(db);
 
       await db.schema
@@ -76,7 +80,9 @@ export function initialSchema(caps: DialectCapabilities): Migration {
 
       await db.schema
         .createTable('audit_log')
-        .addColumn('id', caps.autoIdType, (c) => (caps.autoIdType === 'integer' ? c.primaryKey().autoIncrement() : c.primaryKey()))
+        .addColumn('id', caps.autoIdType, (c) =>
+          caps.autoIdType === 'integer' ? c.primaryKey().autoIncrement() : c.primaryKey(),
+        )
         .addColumn('at', 'bigint', (c) => c.notNull())
         .addColumn('actor', 'text')
         .addColumn('action', 'text', (c) => c.notNull())

@@ -12,10 +12,24 @@ export function trackingSchema(): Migration {
       await db.schema.alterTable('accounts').addColumn('follower_series', 'text').execute();
       // Claims walk due accounts in (next_check_at, id) order. Names never resolved are claimed
       // first, through their own partial index, so that query never scans the resolved ones.
-      await db.schema.createIndex('accounts_claim').on('accounts').columns(['platform', 'next_check_at', 'id']).execute();
+      await db.schema
+        .createIndex('accounts_claim')
+        .on('accounts')
+        .columns(['platform', 'next_check_at', 'id'])
+        .execute();
       // Counts by status (metrics, health) read this index alone instead of every row.
-      await db.schema.createIndex('accounts_by_status').on('accounts').columns(['platform', 'status']).where(sql.ref('untracked_at'), 'is', null).execute();
-      await db.schema.createIndex('accounts_unresolved').on('accounts').columns(['platform', 'next_check_at', 'id']).where(sql.ref('platform_user_id'), 'is', null).execute();
+      await db.schema
+        .createIndex('accounts_by_status')
+        .on('accounts')
+        .columns(['platform', 'status'])
+        .where(sql.ref('untracked_at'), 'is', null)
+        .execute();
+      await db.schema
+        .createIndex('accounts_unresolved')
+        .on('accounts')
+        .columns(['platform', 'next_check_at', 'id'])
+        .where(sql.ref('platform_user_id'), 'is', null)
+        .execute();
 
       await db.schema
         .createTable('metric_snapshots')

@@ -12,7 +12,8 @@ export function boundedGrowthSchema(): Migration {
       // imports already has imports_created (created_at, id).
     },
     async down(db: Kysely<any>) {
-      for (const name of ['metric_snapshots_by_bucket', 'audit_log_at', 'idempotency_keys_created']) await db.schema.dropIndex(name).execute();
+      for (const name of ['metric_snapshots_by_bucket', 'audit_log_at', 'idempotency_keys_created'])
+        await db.schema.dropIndex(name).execute();
     },
   };
 }

@@ -64,8 +64,17 @@ export function eventsWebhooksSchema(caps: DialectCapabilities): Migration {
         .addColumn('finished_at', 'bigint')
         .addUniqueConstraint('webhook_deliveries_once', ['webhook_id', 'event_seq'])
         .execute();
-      await db.schema.createIndex('webhook_deliveries_by_event').on('webhook_deliveries').columns(['event_seq']).execute();
-      await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['next_attempt_at', 'id']).where(sql.ref('status'), '=', 'pending').execute();
+      await db.schema
+        .createIndex('webhook_deliveries_by_event')
+        .on('webhook_deliveries')
+        .columns(['event_seq'])
+        .execute();
+      await db.schema
+        .createIndex('webhook_deliveries_due')
+        .on('webhook_deliveries')
+        .columns(['next_attempt_at', 'id'])
+        .where(sql.ref('status'), '=', 'pending')
+        .execute();
 
       await db.schema
         .createTable('webhook_attempts')
@@ -81,7 +90,11 @@ export function eventsWebhooksSchema(caps: DialectCapabilities): Migration {
         .addColumn('error', 'text')
         .addColumn('next_retry_at', 'bigint')
         .execute();
-      await db.schema.createIndex('webhook_attempts_by_webhook').on('webhook_attempts').columns(['webhook_id', 'id']).execute();
+      await db.schema
+        .createIndex('webhook_attempts_by_webhook')
+        .on('webhook_attempts')
+        .columns(['webhook_id', 'id'])
+        .execute();
     },
   };
 }

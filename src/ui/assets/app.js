@@ -9,10 +9,12 @@ document.addEventListener('click', (event) => {
   const done = () => {
     button.textContent = 'Copied';
   };
-  if (navigator.clipboard) navigator.clipboard.writeText(field.value).then(done, () => document.execCommand('copy') && done());
+  if (navigator.clipboard)
+    navigator.clipboard.writeText(field.value).then(done, () => document.execCommand('copy') && done());
   else if (document.execCommand('copy')) done();
 });
 document.addEventListener('submit', (event) => {
   const form = event.target;
-  if (form instanceof HTMLFormElement && form.dataset.confirm && !window.confirm(form.dataset.confirm)) event.preventDefault();
+  if (form instanceof HTMLFormElement && form.dataset.confirm && !window.confirm(form.dataset.confirm))
+    event.preventDefault();
 });

@@ -4,7 +4,10 @@
 (() => {
   const style = getComputedStyle(document.documentElement);
   const color = (i) => style.getPropertyValue(`--chart-${(i % 5) + 1}`).trim() || '#0a58ca';
-  const axis = { stroke: style.getPropertyValue('--muted').trim(), grid: { stroke: style.getPropertyValue('--line').trim(), width: 1 } };
+  const axis = {
+    stroke: style.getPropertyValue('--muted').trim(),
+    grid: { stroke: style.getPropertyValue('--line').trim(), width: 1 },
+  };
 
   function draw(el) {
     const source = document.getElementById(el.dataset.chart);
@@ -19,8 +22,20 @@
     const opts = {
       width: Math.max(280, el.clientWidth),
       height: 260,
-      series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: color(i), width: 2, spanGaps: true, value: (_u, v) => (v == null ? '—' : percent ? `${v} %` : v.toLocaleString('en')) }))],
-      axes: [axis, { ...axis, size: 60, values: (_u, ticks) => ticks.map((v) => (percent ? `${v} %` : v.toLocaleString('en'))) }],
+      series: [
+        {},
+        ...series.map((s, i) => ({
+          label: s.label,
+          stroke: color(i),
+          width: 2,
+          spanGaps: true,
+          value: (_u, v) => (v == null ? '—' : percent ? `${v} %` : v.toLocaleString('en')),
+        })),
+      ],
+      axes: [
+        axis,
+        { ...axis, size: 60, values: (_u, ticks) => ticks.map((v) => (percent ? `${v} %` : v.toLocaleString('en'))) },
+      ],
       scales: { x: { time: true } },
     };
     el.textContent = '';

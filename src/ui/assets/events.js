@@ -11,7 +11,10 @@
     if (waiting || document.hidden) return;
     waiting = true;
     try {
-      const response = await fetch(`/ui/events/feed?after=${encodeURIComponent(after)}`, { headers: { accept: 'application/json' }, credentials: 'same-origin' });
+      const response = await fetch(`/ui/events/feed?after=${encodeURIComponent(after)}`, {
+        headers: { accept: 'application/json' },
+        credentials: 'same-origin',
+      });
       if (response.ok) {
         const page = await response.json();
         if (page.rows) {

@@ -34,9 +34,20 @@ export function accountActions(session: UiSession, account: Account): Html {
 }
 
 function tagsOf(value: unknown): string[] {
-  const tags = [...new Set(String(value ?? '').split(/[,;|]/).map((t) => t.trim()).filter((t) => t !== ''))];
+  const tags = [
+    ...new Set(
+      String(value ?? '')
+        .split(/[,;|]/)
+        .map((t) => t.trim())
+        .filter((t) => t !== ''),
+    ),
+  ];
   const bad = tags.find((t) => !TAG_PATTERN.test(t));
-  if (bad !== undefined) throw new PerchError('validation_failed', `"${bad.slice(0, 70)}" is not a valid tag: use 1-64 letters, digits, spaces and _ . : -`);
+  if (bad !== undefined)
+    throw new PerchError(
+      'validation_failed',
+      `"${bad.slice(0, 70)}" is not a valid tag: use 1-64 letters, digits, spaces and _ . : -`,
+    );
   if (tags.length > MAX_TAGS) throw new PerchError('validation_failed', `An account has at most ${MAX_TAGS} tags.`);
   return tags;
 }

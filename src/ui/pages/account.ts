@@ -38,10 +38,17 @@ export async function followerSeries(deps: AppDeps, ref: NamedRef, range: Range,
   const days = RANGES[range];
   const from = days === null ? undefined : deps.clock.now() - days * 86_400_000;
   const page = await historyPage(deps, ref, from === undefined ? {} : { from }, CHART_MAX_POINTS);
-  return { label, times: page.points.map((p) => Math.floor(p.observedAt / 1000)), values: page.points.map((p) => p.followers) };
+  return {
+    label,
+    times: page.points.map((p) => Math.floor(p.observedAt / 1000)),
+    values: page.points.map((p) => p.followers),
+  };
 }
 
-const list = <T>(items: T[], show: (item: T) => Html, empty: string) => (items.length === 0 ? html`<p class="hint">${empty}</p>` : html`<ol class="top">${items.map((i) => html`<li>${show(i)}</li>`)}</ol>`);
+const list = <T>(items: T[], show: (item: T) => Html, empty: string) =>
+  items.length === 0
+    ? html`<p class="hint">${empty}</p>`
+    : html`<ol class="top">${items.map((i) => html`<li>${show(i)}</li>`)}</ol>`;
 
 function analysisSection(a: AccountAnalysis | null): Html {
   if (!a) return html`<p class="hint">The analysis appears after the first check.</p>`;
@@ -84,7 +91,15 @@ ${p?.description ? html`<p>${p.description}</p>` : ''}
 ${account.renames.length ? html`<p>Renamed: ${account.renames.map((r) => html`${r.from} → ${r.to} (${when(r.at)}) `)}</p>` : ''}</div></div>`;
 }
 
-export function accountPage(deps: AppDeps, session: UiSession, account: Account, chart: Html, range: Range, posts: PostView[], done: string | null): Html {
+export function accountPage(
+  deps: AppDeps,
+  session: UiSession,
+  account: Account,
+  chart: Html,
+  range: Range,
+  posts: PostView[],
+  done: string | null,
+): Html {
   const href = accountHref(account.platform, account.username);
   const a = account.analysis as AccountAnalysis | null;
   const body = html`<p class="crumbs"><a href="/ui/accounts">Accounts</a> › ${account.platform}</p>
@@ -99,7 +114,14 @@ ${chart}
 </section>
 <section><h2>Analysis</h2>${analysisSection(a)}</section>
 <section><h2>Recent posts</h2>${postsSection(posts)}</section>`;
-  return layout({ title: account.username, session, section: 'accounts', body, scripts: ['uplot.js', 'charts.js'], styles: ['uplot.css'] });
+  return layout({
+    title: account.username,
+    session,
+    section: 'accounts',
+    body,
+    scripts: ['uplot.js', 'charts.js'],
+    styles: ['uplot.css'],
+  });
 }
 
 export function registerAccountPage(app: FastifyInstance, deps: AppDeps): void {
@@ -109,18 +131,41 @@ export function registerAccountPage(app: FastifyInstance, deps: AppDeps): void {
     const query = request.query as Record<string, unknown>;
     const range = rangeOf(query.range);
     const account = await getAccount(deps, ref);
-    const [series, posts] = await Promise.all([followerSeries(deps, ref, range, account.username), listAccountPosts(deps, ref, 20)]);
+    const [series, posts] = await Promise.all([
+      followerSeries(deps, ref, range, account.username),
+      listAccountPosts(deps, ref, 20),
+    ]);
     const label = `Followers of ${account.username} over ${range === 'all' ? 'all the history' : `the last ${range.replace('d', ' days')}`}: ${series.values.length} points${series.values.length ? `, from ${num(series.values[0])} to ${num(series.values.at(-1))}` : ''}`;
     const chart = timeChart({ id: 'followers-chart', label, series: [series], mode: 'absolute' });
     const done = typeof query.done === 'string' ? (NOTICES[query.done] ?? null) : null;
-    return reply.type('text/html; charset=utf-8').send(accountPage(deps, session, account, chart, range, posts.data, done).text);
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(accountPage(deps, session, account, chart, range, posts.data, done).text);
   });
 
-  app.get('/ui/accounts/:platform/:username/history.csv', { config: { access: 'public', ui: 'app' } }, async (request, reply) => {
-    const exported = await historyExport(deps, refOf(deps, request.params), {}, 100_000, 10_000);
-    const lines = [csvRow(['observed_at', 'username', 'display_name', 'followers', 'following', 'posts', 'listed'])];
-    for (const p of exported.points) lines.push(csvRow([new Date(p.observedAt).toISOString(), exported.username, exported.displayName, p.followers, p.following, p.posts, p.listed]));
-    const filename = `${exported.platform}-${exported.username}-history.csv`.replace(/[^A-Za-z0-9._-]/g, '_');
-    return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${filename}"`).send(lines.join(''));
-  });
+  app.get(
+    '/ui/accounts/:platform/:username/history.csv',
+    { config: { access: 'public', ui: 'app' } },
+    async (request, reply) => {
+      const exported = await historyExport(deps, refOf(deps, request.params), {}, 100_000, 10_000);
+      const lines = [csvRow(['observed_at', 'username', 'display_name', 'followers', 'following', 'posts', 'listed'])];
+      for (const p of exported.points)
+        lines.push(
+          csvRow([
+            new Date(p.observedAt).toISOString(),
+            exported.username,
+            exported.displayName,
+            p.followers,
+            p.following,
+            p.posts,
+            p.listed,
+          ]),
+        );
+      const filename = `${exported.platform}-${exported.username}-history.csv`.replace(/[^A-Za-z0-9._-]/g, '_');
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${filename}"`)
+        .send(lines.join(''));
+    },
+  );
 }

@@ -12,7 +12,12 @@ import { layout } from '../layout.ts';
 import { sessionOf } from '../session.ts';
 
 const PAGE = 50;
-const SORT_LABELS: Record<AccountSort, string> = { username: 'Username (A–Z)', '-followers': 'Most followers', '-followersChange7d': 'Most followers gained in 7 days', '-lastCheckedAt': 'Checked most recently' };
+const SORT_LABELS: Record<AccountSort, string> = {
+  username: 'Username (A–Z)',
+  '-followers': 'Most followers',
+  '-followersChange7d': 'Most followers gained in 7 days',
+  '-lastCheckedAt': 'Checked most recently',
+};
 
 interface Filters {
   q: string;
@@ -38,13 +43,16 @@ function filtersOf(query: Record<string, unknown>): Filters {
   };
 }
 
-const option = (value: string, label: string, selected: string) => html`<option value="${value}"${value === selected ? html` selected` : ''}>${label}</option>`;
+const option = (value: string, label: string, selected: string) =>
+  html`<option value="${value}"${value === selected ? html` selected` : ''}>${label}</option>`;
 
 export function registerAccountsPage(app: FastifyInstance, deps: AppDeps): void {
   app.get('/ui/accounts', { config: { access: 'public', ui: 'app' } }, async (request, reply) => {
     const session = sessionOf(request);
     const f = filtersOf(request.query as Record<string, unknown>);
-    const after = f.cursor ? decodeCursor(f.cursor, f.sort, [f.sort === 'username' ? 'text' : 'int', 'int'] as const) : undefined;
+    const after = f.cursor
+      ? decodeCursor(f.cursor, f.sort, [f.sort === 'username' ? 'text' : 'int', 'int'] as const)
+      : undefined;
     const page = await listAccountPage(deps, {
       sort: f.sort,
       limit: PAGE,
@@ -56,7 +64,10 @@ export function registerAccountsPage(app: FastifyInstance, deps: AppDeps): void 
     });
     const base = { q: f.q, platform: f.platform, status: f.status, tag: f.tag, sort: f.sort };
     const keep = Object.fromEntries(Object.entries(base).filter(([, v]) => v !== ''));
-    const next = page.more && page.last ? `/ui/accounts?${new URLSearchParams({ ...keep, cursor: encodeCursor([f.sort, ...page.last]) })}` : null;
+    const next =
+      page.more && page.last
+        ? `/ui/accounts?${new URLSearchParams({ ...keep, cursor: encodeCursor([f.sort, ...page.last]) })}`
+        : null;
     const filtered = f.q || f.platform || f.status || f.tag;
     const empty = filtered
       ? html`<p class="empty">No account matches these filters. <a href="/ui/accounts">Clear the filters</a>.</p>`
@@ -70,15 +81,21 @@ export function registerAccountsPage(app: FastifyInstance, deps: AppDeps): void 
   <div><label for="sort">Sort</label><select id="sort" name="sort">${ACCOUNT_SORTS.map((s) => option(s, SORT_LABELS[s], f.sort))}</select></div>
   <div class="actions"><button type="submit">Apply</button></div>
 </form>
-${page.data.length === 0 ? empty : html`<div class="table-wrap"><table id="accounts">
+${
+  page.data.length === 0
+    ? empty
+    : html`<div class="table-wrap"><table id="accounts">
 <caption>${f.cursor ? 'Accounts (a later page)' : 'Accounts'}</caption>
 <thead><tr><th scope="col">Username</th><th scope="col">Platform</th><th scope="col">Status</th><th scope="col" class="n">Followers</th><th scope="col" class="n">7 days</th><th scope="col">Last checked</th><th scope="col">Tags</th></tr></thead>
 <tbody>${page.data.map((a) => {
-      const change = (a.analysis as { followers?: { change7d?: number | null } } | null)?.followers?.change7d ?? null;
-      return html`<tr><td><a href="${accountHref(a.platform, a.username)}">${a.username}</a></td><td>${a.platform}</td><td>${statusBadge(a.status)}</td>
+        const change = (a.analysis as { followers?: { change7d?: number | null } } | null)?.followers?.change7d ?? null;
+        return html`<tr><td><a href="${accountHref(a.platform, a.username)}">${a.username}</a></td><td>${a.platform}</td><td>${statusBadge(a.status)}</td>
 <td class="n">${num(a.metrics?.followers)}</td><td class="n">${signed(change)}</td><td>${when(a.tracking.lastCheckedAt)}</td><td>${a.tags.join(', ')}</td></tr>`;
-    })}</tbody></table></div>`}
+      })}</tbody></table></div>`
+}
 <nav class="pager" aria-label="Pages">${f.cursor ? html`<a href="/ui/accounts?${new URLSearchParams(keep).toString()}">First page</a>` : ''}${next ? html`<a href="${next}" rel="next">Next page</a>` : ''}</nav>`;
-    return reply.type('text/html; charset=utf-8').send(layout({ title: 'Accounts', session, section: 'accounts', body }).text);
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(layout({ title: 'Accounts', session, section: 'accounts', body }).text);
   });
 }

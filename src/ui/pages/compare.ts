@@ -24,12 +24,23 @@ export function registerComparePage(app: FastifyInstance, deps: AppDeps): void {
     let chart: Html = html`<p class="hint">Name up to ${MAX_COMPARED} accounts, separated by commas (for example <code>jack, alice.bsky.social</code>).</p>`;
     let error: string | null = null;
     try {
-      if (names.length > MAX_COMPARED) throw new PerchError('validation_failed', `Compare at most ${MAX_COMPARED} accounts at once (${names.length} given).`);
+      if (names.length > MAX_COMPARED)
+        throw new PerchError(
+          'validation_failed',
+          `Compare at most ${MAX_COMPARED} accounts at once (${names.length} given).`,
+        );
       if (names.length > 0) {
         const found = await getAccounts(deps, names, undefined);
         if (found.missing.length > 0) error = `Not tracked: ${found.missing.join(', ')}.`;
         const series = await Promise.all(
-          found.data.map((a) => followerSeries(deps, accountRef(a.username, a.platform, deps.config.defaultPlatform), range, `${a.username} (${a.platform})`)),
+          found.data.map((a) =>
+            followerSeries(
+              deps,
+              accountRef(a.username, a.platform, deps.config.defaultPlatform),
+              range,
+              `${a.username} (${a.platform})`,
+            ),
+          ),
         );
         const label = `Followers of ${series.map((s) => s.label).join(', ')}${mode === 'percent' ? ' as % change' : ''} over ${range === 'all' ? 'all the history' : `the last ${range.replace('d', ' days')}`}`;
         if (series.length > 0) chart = timeChart({ id: 'compare-chart', label, series, mode });
@@ -49,6 +60,17 @@ export function registerComparePage(app: FastifyInstance, deps: AppDeps): void {
 </form>
 ${notice('error', error)}
 ${chart}`;
-    return reply.type('text/html; charset=utf-8').send(layout({ title: 'Compare', session, section: 'compare', body, scripts: ['uplot.js', 'charts.js'], styles: ['uplot.css'] }).text);
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(
+        layout({
+          title: 'Compare',
+          session,
+          section: 'compare',
+          body,
+          scripts: ['uplot.js', 'charts.js'],
+          styles: ['uplot.css'],
+        }).text,
+      );
   });
 }

@@ -41,7 +41,11 @@ export function registerEventsPage(app: FastifyInstance, deps: AppDeps): void {
   app.get('/ui/events', { config: { access: 'public', ui: 'app' } }, async (request, reply) => {
     const { events, position } = await latestEvents(deps, SHOWN);
     const body = html`<h1>Events</h1><p>The latest ${SHOWN} events; new ones appear at the top as they happen. The API serves them too (<a href="/api/docs">/api/docs</a>).</p>${eventsTable(events, position)}`;
-    return reply.type('text/html; charset=utf-8').send(layout({ title: 'Events', session: sessionOf(request), section: 'events', body, scripts: ['events.js'] }).text);
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(
+        layout({ title: 'Events', session: sessionOf(request), section: 'events', body, scripts: ['events.js'] }).text,
+      );
   });
 
   // What came after `after`, oldest first, as table rows for events.js.
@@ -49,6 +53,8 @@ export function registerEventsPage(app: FastifyInstance, deps: AppDeps): void {
     const raw = Number((request.query as Record<string, unknown>).after);
     const after = Number.isSafeInteger(raw) && raw >= 0 ? raw : await currentEventPosition(deps.store);
     const page = await readEvents(deps.store, { after, limit: FEED_MAX });
-    return reply.type('application/json; charset=utf-8').send({ after: page.nextSeq, rows: eventRows([...page.data].reverse()).text });
+    return reply
+      .type('application/json; charset=utf-8')
+      .send({ after: page.nextSeq, rows: eventRows([...page.data].reverse()).text });
   });
 }

@@ -69,7 +69,11 @@ async function planOf(request: FastifyRequest, session: UiSession, deps: AppDeps
   for await (const part of request.parts()) {
     if (part.type === 'field' && part.fieldname === '_csrf') csrfOk = csrfMatches(session, part.value);
     else if (part.type === 'file') {
-      if (!csrfOk) throw new PerchError('forbidden', 'This request is missing its CSRF token or it does not match your session; reload the page and try again.');
+      if (!csrfOk)
+        throw new PerchError(
+          'forbidden',
+          'This request is missing its CSRF token or it does not match your session; reload the page and try again.',
+        );
       return planImport(whole(part.file, deps.config.maxImportBytes), deps.config);
     }
   }
@@ -79,29 +83,42 @@ async function planOf(request: FastifyRequest, session: UiSession, deps: AppDeps
 export async function importRoutes(app: FastifyInstance, deps: AppDeps) {
   await app.register(multipart, { limits: { fileSize: deps.config.maxImportBytes, files: 1, fields: 2, parts: 3 } });
   app.addContentTypeParser('text/csv', (request, payload, done) => {
-    if (Number(request.headers['content-length'] ?? 0) > deps.config.maxImportBytes) return done(importTooLarge(deps.config.maxImportBytes), undefined);
+    if (Number(request.headers['content-length'] ?? 0) > deps.config.maxImportBytes)
+      return done(importTooLarge(deps.config.maxImportBytes), undefined);
     done(null, payload);
   });
-  const send = async (request: FastifyRequest, result: Html, status: string | null) => (await importPage(deps, sessionOf(request), result, status)).text;
+  const send = async (request: FastifyRequest, result: Html, status: string | null) =>
+    (await importPage(deps, sessionOf(request), result, status)).text;
 
   app.get('/ui/import', { config: { access: 'public', ui: 'admin' } }, async (request, reply) => {
     return reply.type('text/html; charset=utf-8').send(await send(request, html``, null));
   });
 
   // A multipart form checks its own CSRF field (see planOf); a script sends x-csrf-token.
-  app.post('/ui/import', { config: { access: 'public', ui: 'admin', csrf: 'multipart' }, bodyLimit: deps.config.maxImportBytes }, async (request, reply) => {
-    const session = sessionOf(request);
-    try {
-      const plan = await planOf(request, session, deps);
-      const report = await commitImport(deps.store, plan, { actor: session.keyId, source: 'dashboard', clock: deps.clock });
-      if (report.inserted + report.reactivated > 0) deps.tracker?.notify();
-      return reply.type('text/html; charset=utf-8').send(await send(request, reportSection(report), 'Imported.'));
-    } catch (thrown) {
-      if (!(thrown instanceof PerchError) || thrown.code === 'forbidden') throw thrown;
-      // Nothing usable: the problem's detail, and the rejected lines when there are some.
-      const ext = (thrown.extensions ?? {}) as { rejected?: Rejection[]; rejectedTruncated?: boolean };
-      const result = html`${notice('error', thrown.detail)}${rejectedTable(ext.rejected ?? [], ext.rejectedTruncated ?? false)}`;
-      return reply.code(statusOf(thrown.code)).type('text/html; charset=utf-8').send(await send(request, result, null));
-    }
-  });
+  app.post(
+    '/ui/import',
+    { config: { access: 'public', ui: 'admin', csrf: 'multipart' }, bodyLimit: deps.config.maxImportBytes },
+    async (request, reply) => {
+      const session = sessionOf(request);
+      try {
+        const plan = await planOf(request, session, deps);
+        const report = await commitImport(deps.store, plan, {
+          actor: session.keyId,
+          source: 'dashboard',
+          clock: deps.clock,
+        });
+        if (report.inserted + report.reactivated > 0) deps.tracker?.notify();
+        return reply.type('text/html; charset=utf-8').send(await send(request, reportSection(report), 'Imported.'));
+      } catch (thrown) {
+        if (!(thrown instanceof PerchError) || thrown.code === 'forbidden') throw thrown;
+        // Nothing usable: the problem's detail, and the rejected lines when there are some.
+        const ext = (thrown.extensions ?? {}) as { rejected?: Rejection[]; rejectedTruncated?: boolean };
+        const result = html`${notice('error', thrown.detail)}${rejectedTable(ext.rejected ?? [], ext.rejectedTruncated ?? false)}`;
+        return reply
+          .code(statusOf(thrown.code))
+          .type('text/html; charset=utf-8')
+          .send(await send(request, result, null));
+      }
+    },
+  );
 }

@@ -33,16 +33,23 @@ ${top}
   <div class="actions"><button type="submit">Create key</button></div>
 </form></section>
 <section><h2>Active keys</h2>
-${keys.length === 0 ? html`<p class="hint">No stored keys (ADMIN_API_KEY, if set, is not listed).</p>` : html`<div class="table-wrap"><table id="keys">
+${
+  keys.length === 0
+    ? html`<p class="hint">No stored keys (ADMIN_API_KEY, if set, is not listed).</p>`
+    : html`<div class="table-wrap"><table id="keys">
 <thead><tr><th scope="col">Key</th><th scope="col">Username</th><th scope="col">Role</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
 <tbody>${keys.map(
-    (k) => html`<tr data-key-id="${k.id}"><td><code>${k.start}…</code>${k.name ? html` ${k.name}` : ''}</td><td>${k.username}</td><td>${k.role}</td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>
+        (
+          k,
+        ) => html`<tr data-key-id="${k.id}"><td><code>${k.start}…</code>${k.name ? html` ${k.name}` : ''}</td><td>${k.username}</td><td>${k.role}</td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>
 <td><form method="post" action="/ui/keys/${k.id}/revoke" data-confirm="Revoke the key ${k.start}… of ${k.username}? Applications using it stop working.">${csrfField(session)}<button type="submit" class="danger" aria-label="Revoke ${k.start}… of ${k.username}">Revoke</button></form></td></tr>`,
-  )}</tbody></table></div>`}</section>`;
+      )}</tbody></table></div>`
+}</section>`;
   return layout({ title: 'Keys', session, section: 'keys', body }).text;
 }
 
-const field = (body: Record<string, unknown>, name: string) => (typeof body[name] === 'string' ? (body[name] as string).trim() : '');
+const field = (body: Record<string, unknown>, name: string) =>
+  typeof body[name] === 'string' ? (body[name] as string).trim() : '';
 
 export function registerKeysPage(app: FastifyInstance, deps: AppDeps): void {
   const route = { config: { access: 'public', ui: 'admin' } } as const;
@@ -58,20 +65,36 @@ export function registerKeysPage(app: FastifyInstance, deps: AppDeps): void {
     const name = field(body, 'name');
     const role = field(body, 'role') as Role;
     try {
-      if (username === '' || username.length > 100 || CONTROL_CHARS.test(username)) throw new PerchError('validation_failed', 'Username must be 1-100 characters.');
-      if (name.length > 100 || CONTROL_CHARS.test(name)) throw new PerchError('validation_failed', 'Name must be at most 100 characters.');
+      if (username === '' || username.length > 100 || CONTROL_CHARS.test(username))
+        throw new PerchError('validation_failed', 'Username must be 1-100 characters.');
+      if (name.length > 100 || CONTROL_CHARS.test(name))
+        throw new PerchError('validation_failed', 'Name must be at most 100 characters.');
       if (!ROLES.includes(role)) throw new PerchError('validation_failed', 'Role must be app or admin.');
-      const result = await issueApiKey(deps.store, deps.keyHashSecret, deps.clock, { role, username, name: name || null, actor: session.keyId });
-      return reply.code(201).type('text/html; charset=utf-8').send(await keysPage(deps, session, created(result.body)));
+      const result = await issueApiKey(deps.store, deps.keyHashSecret, deps.clock, {
+        role,
+        username,
+        name: name || null,
+        actor: session.keyId,
+      });
+      return reply
+        .code(201)
+        .type('text/html; charset=utf-8')
+        .send(await keysPage(deps, session, created(result.body)));
     } catch (thrown) {
       if (!(thrown instanceof PerchError)) throw thrown;
-      return reply.code(400).type('text/html; charset=utf-8').send(await keysPage(deps, session, notice('error', thrown.detail)));
+      return reply
+        .code(400)
+        .type('text/html; charset=utf-8')
+        .send(await keysPage(deps, session, notice('error', thrown.detail)));
     }
   });
 
   app.post('/ui/keys/:id/revoke', route, async (request, reply) => {
     const { id } = request.params as { id: string };
-    await revokeKey(deps.store, deps.clock, id, { actor: sessionOf(request).keyId, envAdminConfigured: deps.config.adminApiKey !== null });
+    await revokeKey(deps.store, deps.clock, id, {
+      actor: sessionOf(request).keyId,
+      envAdminConfigured: deps.config.adminApiKey !== null,
+    });
     deps.authenticator.invalidate(id);
     return reply.redirect('/ui/keys?done=revoked', 303);
   });

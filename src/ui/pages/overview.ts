@@ -23,7 +23,9 @@ interface Counts {
 
 function countsTable(rows: Counts['byStatus']): Html {
   const cell = (platform: string | null, status: string | null) =>
-    rows.filter((r) => (platform === null || r.platform === platform) && (status === null || r.status === status)).reduce((sum, r) => sum + r.n, 0);
+    rows
+      .filter((r) => (platform === null || r.platform === platform) && (status === null || r.status === status))
+      .reduce((sum, r) => sum + r.n, 0);
   const link = (platform: string | null, status: string, n: number) => {
     const query = new URLSearchParams({ ...(platform ? { platform } : {}), status }).toString();
     return n === 0 ? html`0` : html`<a href="/ui/accounts?${query}">${num(n)}</a>`;
@@ -32,13 +34,15 @@ function countsTable(rows: Counts['byStatus']): Html {
 <caption>Tracked accounts per status and platform</caption>
 <thead><tr><th scope="col">Status</th>${PLATFORMS.map((p) => html`<th scope="col">${p}</th>`)}<th scope="col">All</th></tr></thead>
 <tbody>${ACCOUNT_STATUSES.map(
-    (status) => html`<tr data-status="${status}"><th scope="row">${status.replace('_', ' ')}</th>${PLATFORMS.map((p) => html`<td>${link(p, status, cell(p, status))}</td>`)}<td>${link(null, status, cell(null, status))}</td></tr>`,
+    (status) =>
+      html`<tr data-status="${status}"><th scope="row">${status.replace('_', ' ')}</th>${PLATFORMS.map((p) => html`<td>${link(p, status, cell(p, status))}</td>`)}<td>${link(null, status, cell(null, status))}</td></tr>`,
   )}</tbody>
 <tfoot><tr data-status="all"><th scope="row">All</th>${PLATFORMS.map((p) => html`<td>${num(cell(p, null))}</td>`)}<td>${num(cell(null, null))}</td></tr></tfoot>
 </table></div>`;
 }
 
-const windowText = (w: PlatformLaneStatus['lookup']) => (w.remaining === null ? 'not yet known' : `${num(w.remaining)} of ${num(w.limit)} left`);
+const windowText = (w: PlatformLaneStatus['lookup']) =>
+  w.remaining === null ? 'not yet known' : `${num(w.remaining)} of ${num(w.limit)} left`;
 
 function trackerTable(deps: AppDeps, counts: TrackerCounts): Html {
   const status = deps.tracker?.status() ?? null;
@@ -62,7 +66,10 @@ export function registerOverview(app: FastifyInstance, deps: AppDeps): void {
   const refresh = (): Promise<Counts> => {
     refreshing ??= (async () => {
       const now = deps.clock.now();
-      const [byStatus, tracker] = await Promise.all([countAccountsByStatus(deps.store), readTrackerCounts(deps.store, now, now - 3_600_000)]);
+      const [byStatus, tracker] = await Promise.all([
+        countAccountsByStatus(deps.store),
+        readTrackerCounts(deps.store, now, now - 3_600_000),
+      ]);
       cached = { at: now, value: { byStatus, tracker } };
       return cached.value;
     })().finally(() => {
@@ -72,7 +79,8 @@ export function registerOverview(app: FastifyInstance, deps: AppDeps): void {
   };
   const readCounts = async (): Promise<Counts> => {
     if (cached === null) return refresh();
-    if (deps.clock.now() - cached.at >= COUNTS_TTL_MS) refresh().catch((error: unknown) => app.log.warn({ err: error }, 'overview counts failed'));
+    if (deps.clock.now() - cached.at >= COUNTS_TTL_MS)
+      refresh().catch((error: unknown) => app.log.warn({ err: error }, 'overview counts failed'));
     return cached.value;
   };
 
@@ -87,6 +95,8 @@ ${total === 0 ? empty : ''}
 <section><h2>Accounts</h2>${countsTable(counts.byStatus)}<p class="hint">Counts are refreshed every few seconds.</p></section>
 <section><h2>Tracker</h2>${trackerTable(deps, counts.tracker)}</section>
 <section><h2>Latest events</h2>${eventsTable(latest.events, latest.position)}<p><a href="/ui/events">All events, live</a></p></section>`;
-    return reply.type('text/html; charset=utf-8').send(layout({ title: 'Overview', session, section: 'overview', body, scripts: ['events.js'] }).text);
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(layout({ title: 'Overview', session, section: 'overview', body, scripts: ['events.js'] }).text);
   });
 }

@@ -9,7 +9,11 @@ import { html } from '../html.ts';
 import { layout, notice } from '../layout.ts';
 import { clearSessionCookie, setSessionCookie } from '../session.ts';
 
-const REFUSED = { invalid: 'The API key is not valid.', revoked: 'The API key has been revoked.', expired: 'The API key has expired.' } as const;
+const REFUSED = {
+  invalid: 'The API key is not valid.',
+  revoked: 'The API key has been revoked.',
+  expired: 'The API key has expired.',
+} as const;
 
 /** Only a plain path of the dashboard itself may be the place to go back to after signing in. */
 const NEXT = /^\/ui\/(?![/\\])[\w\-./?=&%~+,:@]*$/;
@@ -36,7 +40,12 @@ ${notice('error', error)}
 }
 
 export function registerSignIn(app: FastifyInstance, deps: AppDeps): void {
-  const sessionDeps = { store: deps.store, clock: deps.clock, authenticator: deps.authenticator, ttlMs: deps.config.uiSessionTtlMs };
+  const sessionDeps = {
+    store: deps.store,
+    clock: deps.clock,
+    authenticator: deps.authenticator,
+    ttlMs: deps.config.uiSessionTtlMs,
+  };
 
   app.get('/ui/sign-in', { config: { access: 'public', ui: 'public' } }, async (request, reply) => {
     const next = safeNext((request.query as Record<string, unknown>).next);
@@ -53,7 +62,11 @@ export function registerSignIn(app: FastifyInstance, deps: AppDeps): void {
     if (!result.ok) {
       // A bad key through the form counts like one through the API (limits/failure-throttle.ts).
       const wait = await deps.throttle.recordFailure(clientKey(request.ip), now);
-      if (wait > 0) throw new PerchError('too_many_auth_failures', `Too many failed sign-ins from this address; retry in ${wait} s.`);
+      if (wait > 0)
+        throw new PerchError(
+          'too_many_auth_failures',
+          `Too many failed sign-ins from this address; retry in ${wait} s.`,
+        );
       return reply.code(401).type('text/html; charset=utf-8').send(signInPage(REFUSED[result.reason], next).text);
     }
     setSessionCookie(request, reply, result.token, result.session.expiresAt - now);

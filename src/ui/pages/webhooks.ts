@@ -4,14 +4,27 @@ import type { FastifyInstance } from 'fastify';
 import { PerchError } from '../../domain/errors.ts';
 import { EVENT_TYPES } from '../../domain/events.ts';
 import type { AppDeps } from '../../http/deps.ts';
-import { changeWebhook, createWebhook, deliveriesOf, getWebhook, listWebhookViews, sendTestEvent, toView, type WebhookDeps } from '../../services/webhooks.ts';
+import {
+  changeWebhook,
+  createWebhook,
+  deliveriesOf,
+  getWebhook,
+  listWebhookViews,
+  sendTestEvent,
+  toView,
+  type WebhookDeps,
+} from '../../services/webhooks.ts';
 import type { UiSession } from '../../services/ui-sessions.ts';
 import { when } from '../format.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, layout, notice } from '../layout.ts';
 import { sessionOf } from '../session.ts';
 
-const DONE: Record<string, string> = { tested: 'A webhook.test event is queued for this endpoint.', enabled: 'The webhook is enabled.', disabled: 'The webhook is disabled.' };
+const DONE: Record<string, string> = {
+  tested: 'A webhook.test event is queued for this endpoint.',
+  enabled: 'The webhook is enabled.',
+  disabled: 'The webhook is disabled.',
+};
 
 async function webhooksPage(deps: AppDeps, service: WebhookDeps, session: UiSession, top: Html): Promise<string> {
   const hooks = await listWebhookViews(service);
@@ -28,7 +41,9 @@ async function webhooksPage(deps: AppDeps, service: WebhookDeps, session: UiSess
       ? html`<p class="hint">No webhooks yet: add one above to be told when accounts change.</p>`
       : html`<div class="table-wrap"><table id="webhooks"><thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">State</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
 <tbody>${hooks.map(
-          (h) => html`<tr data-webhook-id="${h.id}"><td><a href="/ui/webhooks/${h.id}">${h.url}</a>${h.description ? html`<br><span class="hint">${h.description}</span>` : ''}</td><td>${h.events.length === EVENT_TYPES.length ? 'all' : h.events.join(', ')}</td>
+          (
+            h,
+          ) => html`<tr data-webhook-id="${h.id}"><td><a href="/ui/webhooks/${h.id}">${h.url}</a>${h.description ? html`<br><span class="hint">${h.description}</span>` : ''}</td><td>${h.events.length === EVENT_TYPES.length ? 'all' : h.events.join(', ')}</td>
 <td>${h.enabled ? 'enabled' : html`disabled${h.disabledReason ? html` <span class="hint">(${h.disabledReason})</span>` : ''}`}</td>
 <td><div class="row-actions"><form method="post" action="/ui/webhooks/${h.id}/test">${csrfField(session)}<button type="submit"${h.enabled ? '' : html` disabled`} aria-label="Send test to ${h.url}">Send test</button></form>
 <form method="post" action="/ui/webhooks/${h.id}/${h.enabled ? 'disable' : 'enable'}">${csrfField(session)}<button type="submit" aria-label="${h.enabled ? 'Disable' : 'Enable'} ${h.url}">${h.enabled ? 'Disable' : 'Enable'}</button></form></div></td></tr>`,
@@ -38,9 +53,16 @@ async function webhooksPage(deps: AppDeps, service: WebhookDeps, session: UiSess
 }
 
 export function registerWebhooksPage(app: FastifyInstance, deps: AppDeps): void {
-  const service: WebhookDeps = { store: deps.store, clock: deps.clock, keyHashSecret: deps.keyHashSecret, allowPrivate: deps.config.webhookAllowPrivate, notify: () => deps.deliverer?.notify() };
+  const service: WebhookDeps = {
+    store: deps.store,
+    clock: deps.clock,
+    keyHashSecret: deps.keyHashSecret,
+    allowPrivate: deps.config.webhookAllowPrivate,
+    notify: () => deps.deliverer?.notify(),
+  };
   const route = { config: { access: 'public', ui: 'admin' } } as const;
-  const send = (reply: { type(t: string): { send(b: string): unknown } }, page: string) => reply.type('text/html; charset=utf-8').send(page);
+  const send = (reply: { type(t: string): { send(b: string): unknown } }, page: string) =>
+    reply.type('text/html; charset=utf-8').send(page);
 
   app.get('/ui/webhooks', route, async (request, reply) => {
     const done = DONE[String((request.query as Record<string, unknown>).done)] ?? null;
@@ -51,9 +73,14 @@ export function registerWebhooksPage(app: FastifyInstance, deps: AppDeps): void 
     const session = sessionOf(request);
     const body = (request.body ?? {}) as Record<string, unknown>;
     const events = ([] as unknown[]).concat(body.events ?? []).filter((e): e is string => typeof e === 'string');
-    const description = typeof body.description === 'string' && body.description.trim() !== '' ? body.description.trim() : null;
+    const description =
+      typeof body.description === 'string' && body.description.trim() !== '' ? body.description.trim() : null;
     try {
-      const { webhook, secret } = await createWebhook(service, { url: String(body.url ?? '').trim(), events, description }, session.keyId);
+      const { webhook, secret } = await createWebhook(
+        service,
+        { url: String(body.url ?? '').trim(), events, description },
+        session.keyId,
+      );
       const top = html`<section class="created" aria-labelledby="created-title"><h2 id="created-title">Webhook created for ${webhook.url}</h2>
 <p>Deliveries are signed with this secret. Copy it now: it is shown only this once.</p>
 <div class="secret"><label for="new-secret">Signing secret</label><input id="new-secret" value="${secret}" readonly spellcheck="false"><button type="button" data-copy="new-secret">Copy</button></div></section>`;
@@ -70,7 +97,12 @@ export function registerWebhooksPage(app: FastifyInstance, deps: AppDeps): void 
   });
   for (const action of ['enable', 'disable'] as const) {
     app.post(`/ui/webhooks/:id/${action}`, route, async (request, reply) => {
-      await changeWebhook(service, (request.params as { id: string }).id, { enabled: action === 'enable' }, sessionOf(request).keyId);
+      await changeWebhook(
+        service,
+        (request.params as { id: string }).id,
+        { enabled: action === 'enable' },
+        sessionOf(request).keyId,
+      );
       return reply.redirect(`/ui/webhooks?done=${action}d`, 303);
     });
   }
