@@ -10,6 +10,7 @@ import {
   isoDate,
   list,
   parseProblem,
+  splitPage,
   str,
   text,
   type JsonObject,
@@ -96,14 +97,7 @@ export function parseTimelinePage(body: unknown): {
  * malformed post is left out (and so answered `unknown`) but counted in `returned`.
  */
 export function parseTweetsPage(body: unknown): { posts: PlatformPost[]; returned: number; problems: XProblem[] } {
-  if (!isObject(body)) throw badShape('the body is not a JSON object');
-  if (body.data === undefined && body.errors === undefined) throw badShape('neither data nor errors');
-  if (body.data !== undefined && !Array.isArray(body.data)) throw badShape('data is not an array');
-  if (body.errors !== undefined && !Array.isArray(body.errors)) throw badShape('errors is not an array');
-  const problems = list(body.errors)
-    .map(parseProblem)
-    .filter((p): p is XProblem => p !== null && p.section !== 'includes');
-  const data = list(body.data);
+  const { data, problems } = splitPage(body);
   return {
     posts: data.map(parsePost).filter((post): post is PlatformPost => post !== null),
     returned: data.length,

@@ -127,6 +127,22 @@ export function parseUser(item: unknown): XUserRecord {
 export type XUnusableUser = Extract<XUserRecord, { ok: false }>;
 
 /**
+ * The two halves of an X v2 answer: `data` (what was found) and `errors` (what was not, outside
+ * `includes`); either may be absent, but not both. Only a wrong overall shape throws.
+ */
+export function splitPage(body: unknown): { data: unknown[]; problems: XProblem[] } {
+  if (!isObject(body)) throw badShape('the body is not a JSON object');
+  if (body.data === undefined && body.errors === undefined) throw badShape('neither data nor errors');
+  if (body.data !== undefined && !Array.isArray(body.data)) throw badShape('data is not an array');
+  if (body.errors !== undefined && !Array.isArray(body.errors)) throw badShape('errors is not an array');
+  const problems = list(body.errors)
+    .map(parseProblem)
+    .filter((p): p is XProblem => p !== null && p.section !== 'includes');
+  const data = list(body.data);
+  return { data, problems };
+}
+
+/**
  * A 200 from `/2/users/by` or `/2/users`: found users in `data`, the others in `errors` (both
  * optional). Only a wrong overall shape throws; a malformed user lands in `unusable`. `returned`
  * counts every item of `data`, usable or not, since X bills each one.
@@ -137,14 +153,7 @@ export function parseUsersPage(body: unknown): {
   problems: XProblem[];
   returned: number;
 } {
-  if (!isObject(body)) throw badShape('the body is not a JSON object');
-  if (body.data === undefined && body.errors === undefined) throw badShape('neither data nor errors');
-  if (body.data !== undefined && !Array.isArray(body.data)) throw badShape('data is not an array');
-  if (body.errors !== undefined && !Array.isArray(body.errors)) throw badShape('errors is not an array');
-  const problems = list(body.errors)
-    .map(parseProblem)
-    .filter((p): p is XProblem => p !== null && p.section !== 'includes');
-  const data = list(body.data);
+  const { data, problems } = splitPage(body);
   const users: PlatformUser[] = [];
   const unusable: XUnusableUser[] = [];
   for (const item of data) {

@@ -204,24 +204,22 @@ export async function sendTestEvent(deps: WebhookDeps, id: string): Promise<{ ev
       `Webhook ${id} is disabled (${hook.disabledReason ?? 'by an admin'}); enable it first with PATCH {"enabled": true}.`,
     );
   const now = deps.clock.now();
-  const [event] = await deps.store.db
-    .transaction()
-    .execute((trx) =>
-      recordEvents(
-        trx,
-        deps.store.caps,
-        [
-          {
-            type: 'webhook.test',
-            accountId: null,
-            account: null,
-            data: { webhookId: id, message: 'This is a test event from perch.' },
-          },
-        ],
-        now,
-        id,
-      ),
-    );
+  const [event] = await deps.store.db.transaction().execute((trx) =>
+    recordEvents(
+      trx,
+      deps.store.caps,
+      [
+        {
+          type: 'webhook.test',
+          accountId: null,
+          account: null,
+          data: { webhookId: id, message: 'This is a test event from perch.' },
+        },
+      ],
+      now,
+      id,
+    ),
+  );
   deps.notify?.();
   return { eventId: event?.id ?? '' };
 }

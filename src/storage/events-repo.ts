@@ -229,13 +229,11 @@ export async function saveEventMarks(
       .insertInto('event_marks')
       .values(rows.slice(i, i + chunk))
       .onConflict((oc) =>
-        oc
-          .column('account_id')
-          .doUpdateSet((eb) => ({
-            milestone_floor: eb.ref('excluded.milestone_floor'),
-            points: eb.ref('excluded.points'),
-            last_spike_at: eb.ref('excluded.last_spike_at'),
-          })),
+        oc.column('account_id').doUpdateSet((eb) => ({
+          milestone_floor: eb.ref('excluded.milestone_floor'),
+          points: eb.ref('excluded.points'),
+          last_spike_at: eb.ref('excluded.last_spike_at'),
+        })),
       )
       .execute();
   }

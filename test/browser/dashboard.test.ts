@@ -160,13 +160,11 @@ test('the dashboard in Chromium', { skip: skipReason() ?? false, timeout: 120_00
 
   await t.test('Import: upload progress and the per-row report with the rejected line', async () => {
     await page.getByRole('link', { name: 'Import', exact: true }).click();
-    await page
-      .getByLabel('CSV file')
-      .setInputFiles({
-        name: 'more.csv',
-        mimeType: 'text/csv',
-        buffer: Buffer.from('username\nnewbie\nbad name!\njack\n'),
-      });
+    await page.getByLabel('CSV file').setInputFiles({
+      name: 'more.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from('username\nnewbie\nbad name!\njack\n'),
+    });
     await page.getByRole('button', { name: 'Upload' }).click();
     await page.getByRole('heading', { name: 'Import report' }).waitFor();
     const rejected = page.locator('#rejected tbody tr');

@@ -60,17 +60,15 @@ export function registerComparePage(app: FastifyInstance, deps: AppDeps): void {
 </form>
 ${notice('error', error)}
 ${chart}`;
-    return reply
-      .type('text/html; charset=utf-8')
-      .send(
-        layout({
-          title: 'Compare',
-          session,
-          section: 'compare',
-          body,
-          scripts: ['uplot.js', 'charts.js'],
-          styles: ['uplot.css'],
-        }).text,
-      );
+    return reply.type('text/html; charset=utf-8').send(
+      layout({
+        title: 'Compare',
+        session,
+        section: 'compare',
+        body,
+        scripts: ['uplot.js', 'charts.js'],
+        styles: ['uplot.css'],
+      }).text,
+    );
   });
 }
