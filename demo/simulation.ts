@@ -1,7 +1,8 @@
 // The demo's simulated platforms: the local X and Bluesky servers seeded with a few hundred
 // accounts whose followers, posts and names change while the demo runs. No network, no keys.
 import { startFakeBluesky, type FakeBluesky } from '../src/simulators/bluesky-server.ts';
-import { startFakeX, type FakeX } from '../src/simulators/x-server.ts';
+import type { NewPost } from '../src/simulators/bluesky-types.ts';
+import { startFakeX, type FakeX, type NewXPost } from '../src/simulators/x-server.ts';
 
 export const DEMO_X_TOKEN = 'demo-x-token';
 
@@ -79,6 +80,21 @@ function postInput(random: () => number) {
   };
 }
 
+/** A random post in the local X server's terms; `createdAt` backdates it (published now if absent). */
+function xPost(random: () => number, createdAt?: string): NewXPost {
+  const { lang, tags, links, ...rest } = postInput(random);
+  return { ...rest, lang, hashtags: tags, urls: links, ...(createdAt === undefined ? {} : { createdAt }) };
+}
+
+/** A random post in the local Bluesky server's terms; `createdAt` as for xPost. */
+function blueskyPost(random: () => number, createdAt?: string): NewPost {
+  const { lang, ...rest } = postInput(random);
+  return { ...rest, langs: [lang], ...(createdAt === undefined ? {} : { createdAt }) };
+}
+
+/** Some time in the last 20 days, for the posts a simulated account already has. */
+const pastDate = (random: () => number): string => new Date(Date.now() - random() * 20 * 86_400_000).toISOString();
+
 /** Starts both servers with `xCount` X and `blueskyCount` Bluesky accounts (a few of them gone). */
 export async function startSimulation(
   xCount = 200,
@@ -111,18 +127,7 @@ export async function startSimulation(
     });
     const posts = Math.floor(random() * 6);
     for (let p = 0; p < posts; p++) {
-      const input = postInput(random);
-      x.addPost(user.id, {
-        text: input.text,
-        lang: input.lang,
-        likes: input.likes,
-        reposts: input.reposts,
-        replies: input.replies,
-        quotes: input.quotes,
-        hashtags: input.tags,
-        urls: input.links,
-        createdAt: new Date(Date.now() - random() * 20 * 86_400_000).toISOString(),
-      });
+      x.addPost(user.id, xPost(random, pastDate(random)));
     }
     if (i % 60 === 11) x.suspend(user.id);
     if (i % 60 === 23) x.remove(user.id);
@@ -139,18 +144,7 @@ export async function startSimulation(
     });
     const posts = Math.floor(random() * 6);
     for (let p = 0; p < posts; p++) {
-      const input = postInput(random);
-      bsky.addPost(user.did, {
-        text: input.text,
-        langs: [input.lang],
-        likes: input.likes,
-        reposts: input.reposts,
-        replies: input.replies,
-        quotes: input.quotes,
-        tags: input.tags,
-        links: input.links,
-        createdAt: new Date(Date.now() - random() * 20 * 86_400_000).toISOString(),
-      });
+      bsky.addPost(user.did, blueskyPost(random, pastDate(random)));
     }
     if (i % 50 === 13) bsky.takedown(user.did);
     if (i % 50 === 29) bsky.deactivate(user.did);
@@ -176,17 +170,7 @@ export function evolve(sim: Simulation, random: () => number = Math.random): voi
     for (const post of user.timeline.slice(-3))
       sim.x.updatePost(post.id, { likes: post.likes + Math.floor(random() * 20) });
     if (random() < 0.1 && !user.protected) {
-      const input = postInput(random);
-      sim.x.addPost(user.id, {
-        text: input.text,
-        lang: input.lang,
-        likes: input.likes,
-        reposts: input.reposts,
-        replies: input.replies,
-        quotes: input.quotes,
-        hashtags: input.tags,
-        urls: input.links,
-      });
+      sim.x.addPost(user.id, xPost(random));
     }
     if (user.state !== 'active') continue;
     // Now and then an account is suspended, so a webhook sees account.status_changed within minutes.
@@ -208,17 +192,7 @@ export function evolve(sim: Simulation, random: () => number = Math.random): voi
     for (const post of sim.bsky.recentPosts(user.did, 3))
       sim.bsky.updatePost(post.uri, { likes: post.likes + Math.floor(random() * 10) });
     if (random() < 0.1) {
-      const input = postInput(random);
-      sim.bsky.addPost(user.did, {
-        text: input.text,
-        langs: [input.lang],
-        likes: input.likes,
-        reposts: input.reposts,
-        replies: input.replies,
-        quotes: input.quotes,
-        tags: input.tags,
-        links: input.links,
-      });
+      sim.bsky.addPost(user.did, blueskyPost(random));
     }
   }
 }
