@@ -96,9 +96,9 @@ export async function releaseDeliveries(db: Db, owner: string, ids: readonly num
     .execute();
 }
 
-export interface AttemptRecord {
-  deliveryId: number;
-  webhookId: string;
+/** One attempt as the deliveries log shows it. */
+export interface AttemptView {
+  id: number;
   eventId: string;
   eventType: string;
   attempt: number;
@@ -108,6 +108,12 @@ export interface AttemptRecord {
   error: string | null;
   /** When the next attempt is due, or null: delivered, or failed for good. */
   nextRetryAt: number | null;
+}
+
+/** One attempt as the deliverer writes it: the log's fields, the delivery it ends and how. */
+export interface AttemptRecord extends Omit<AttemptView, 'id'> {
+  deliveryId: number;
+  webhookId: string;
   outcome: 'delivered' | 'retry' | 'failed';
 }
 
@@ -144,18 +150,6 @@ export async function finishAttempt(db: Db, owner: string, attempt: AttemptRecor
     })
     .execute();
   return true;
-}
-
-export interface AttemptView {
-  id: number;
-  eventId: string;
-  eventType: string;
-  attempt: number;
-  at: number;
-  statusCode: number | null;
-  durationMs: number;
-  error: string | null;
-  nextRetryAt: number | null;
 }
 
 /** An endpoint's attempts, newest first. */
