@@ -2,6 +2,14 @@
 // /api/health are public and may be scraped hundreds of times at once, and their counts cost a scan.
 import type { Clock } from '../clock.ts';
 
+export interface SnapshotOptions {
+  /**
+   * Serve the last value past the interval while a new one loads in the background (only the very
+   * first caller waits); a failed background load is handed here and the old value kept.
+   */
+  onStaleError?: (error: unknown) => void;
+}
+
 export interface SnapshotCache<T> {
   /** The latest value; loads it when it is older than the interval. Concurrent callers share one load. */
   get(): Promise<T>;
@@ -17,6 +25,7 @@ export function createSnapshotCache<T>(
   load: () => Promise<T>,
   intervalMs: number,
   clock: Pick<Clock, 'now'>,
+  options: SnapshotOptions = {},
 ): SnapshotCache<T> {
   let latest: { at: number; value: T } | null = null;
   let inFlight: Promise<T> | null = null;
@@ -24,24 +33,33 @@ export function createSnapshotCache<T>(
   return {
     get(): Promise<T> {
       if (latest !== null && clock.now() - latest.at < intervalMs) return Promise.resolve(latest.value);
-      if (inFlight !== null) return inFlight;
-      loads += 1;
-      const started = clock.now();
-      inFlight = load().then(
-        (value) => {
-          latest = { at: started, value };
-          inFlight = null;
-          return value;
-        },
-        (error: unknown) => {
-          inFlight = null;
-          throw error;
-        },
-      );
-      return inFlight;
+      if (latest !== null && options.onStaleError) {
+        // Stale while revalidating: the last value now, a fresh one for the callers after the load.
+        const stale = latest.value;
+        if (inFlight === null) reload().catch(options.onStaleError);
+        return Promise.resolve(stale);
+      }
+      return inFlight ?? reload();
     },
     get loads() {
       return loads;
     },
   };
+
+  function reload(): Promise<T> {
+    loads += 1;
+    const started = clock.now();
+    inFlight = load().then(
+      (value) => {
+        latest = { at: started, value };
+        inFlight = null;
+        return value;
+      },
+      (error: unknown) => {
+        inFlight = null;
+        throw error;
+      },
+    );
+    return inFlight;
+  }
 }

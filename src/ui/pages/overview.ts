@@ -6,6 +6,7 @@ import { ACCOUNT_STATUSES } from '../../domain/account.ts';
 import { PLATFORMS } from '../../domain/platforms.ts';
 import type { PlatformLaneStatus } from '../../domain/tracker-status.ts';
 import type { AppDeps } from '../../http/deps.ts';
+import { createSnapshotCache } from '../../services/snapshot-cache.ts';
 import { countAccountsByStatus, readTrackerCounts, type TrackerCounts } from '../../services/tracker-health.ts';
 import { num, when } from '../format.ts';
 import { html, type Html } from '../html.ts';
@@ -61,32 +62,23 @@ function trackerTable(deps: AppDeps, counts: TrackerCounts): Html {
 export function registerOverview(app: FastifyInstance, deps: AppDeps): void {
   // Stale while revalidating: past its age the last counts are shown while new ones are read in
   // the background, so only the first Overview after a start waits for the grouped count.
-  let cached: { at: number; value: Counts } | null = null;
-  let refreshing: Promise<Counts> | null = null;
-  const refresh = (): Promise<Counts> => {
-    refreshing ??= (async () => {
+  const countsCache = createSnapshotCache(
+    async (): Promise<Counts> => {
       const now = deps.clock.now();
       const [byStatus, tracker] = await Promise.all([
         countAccountsByStatus(deps.store),
         readTrackerCounts(deps.store, now, now - 3_600_000),
       ]);
-      cached = { at: now, value: { byStatus, tracker } };
-      return cached.value;
-    })().finally(() => {
-      refreshing = null;
-    });
-    return refreshing;
-  };
-  const readCounts = async (): Promise<Counts> => {
-    if (cached === null) return refresh();
-    if (deps.clock.now() - cached.at >= COUNTS_TTL_MS)
-      refresh().catch((error: unknown) => app.log.warn({ err: error }, 'overview counts failed'));
-    return cached.value;
-  };
+      return { byStatus, tracker };
+    },
+    COUNTS_TTL_MS,
+    deps.clock,
+    { onStaleError: (error) => app.log.warn({ err: error }, 'overview counts failed') },
+  );
 
   app.get('/ui/', { config: { access: 'public', ui: 'app' } }, async (request, reply) => {
     const session = sessionOf(request);
-    const [counts, latest] = await Promise.all([readCounts(), latestEvents(deps, 10)]);
+    const [counts, latest] = await Promise.all([countsCache.get(), latestEvents(deps, 10)]);
     const total = counts.byStatus.reduce((sum, r) => sum + r.n, 0);
     const empty = html`<section class="empty"><h2>No accounts yet</h2>
 <p>perch tracks the accounts you register.${session.role === 'admin' ? html` <a href="/ui/import">Import a CSV file of usernames</a> to start.` : ' Ask an administrator to import some.'}</p></section>`;
