@@ -1,11 +1,13 @@
 // Composition: open the store, build the services, the tracker and the app from the configuration.
 // Builds, never listens (serve.ts does), so tests compose the real app in-process.
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import type { AppDeps } from './http/deps.ts';
+import { PERCH_HOME } from './perch-home.ts';
 import { StoreFailureThrottle } from './limits/failure-throttle.ts';
 import { deriveKey } from './domain/sealed-box.ts';
 import { KeyAuthenticator } from './services/api-keys.ts';
@@ -21,9 +23,8 @@ import { createDeliverer } from './webhooks/create-deliverer.ts';
 import type { Deliverer } from './webhooks/deliverer.ts';
 import { systemClock, type Clock, type SleepingClock } from './clock.ts';
 
-export const VERSION = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+export const VERSION = (JSON.parse(readFileSync(join(PERCH_HOME, 'package.json'), 'utf8')) as { version: string })
+  .version;
 
 export interface ComposeOptions {
   logger: Logger;

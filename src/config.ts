@@ -1,9 +1,9 @@
 // One validated, frozen configuration object, built from the environment by a pure function.
 import { isIP } from 'node:net';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { isPlatform } from './domain/platforms.ts';
 import { parseDuration, parseSize } from './domain/units.ts';
+import { PERCH_HOME } from './perch-home.ts';
 import { RETAINED_TABLES, type Config, type RetainedTable } from './config-shape.ts';
 
 export { RETAINED_TABLES, type Config, type RetainedTable } from './config-shape.ts';
@@ -29,7 +29,7 @@ export class ConfigError extends Error {
  * and `.env`), whatever folder the command was started from, so `perch import` run from elsewhere
  * finds the same store as the server.
  */
-export const PERCH_HOME = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export { PERCH_HOME };
 
 type Env = Readonly<Record<string, string | undefined>>;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
