@@ -17,9 +17,7 @@ import { buildMetricsServer } from './http/metrics-server.ts';
 import { startRetention } from './services/retention.ts';
 import { resolveKeyHashSecret } from './storage/key-secret.ts';
 import { SERVER_BUSY_TIMEOUT_MS, openStore } from './storage/store.ts';
-import { createTracker } from './tracker/create-tracker.ts';
 import type { Tracker } from './tracker/tracker.ts';
-import { createDeliverer } from './webhooks/create-deliverer.ts';
 import type { Deliverer } from './webhooks/deliverer.ts';
 import { systemClock, type Clock, type SleepingClock } from './clock.ts';
 
@@ -61,22 +59,27 @@ export async function composeApp(
     const metrics = createMetrics(store, clock, config.metricsIntervalMs);
     const role = options.role ?? 'serve';
     const runsTracker = role === 'worker' || (role === 'serve' && config.tracker);
-    const tracker = runsTracker
-      ? createTracker(config, store, options.logger, {
-          ...(options.trackerClock ? { clock: options.trackerClock } : {}),
-          metrics: metrics.tracker,
-          role,
-        })
-      : null;
+    // The tracker and the deliverer (and what they load: platform clients, text models) are
+    // imported only by the processes that run them, so `perch api` does without them.
+    let tracker: Tracker | null = null;
+    if (runsTracker) {
+      const { createTracker } = await import('./tracker/create-tracker.ts');
+      tracker = createTracker(config, store, options.logger, {
+        ...(options.trackerClock ? { clock: options.trackerClock } : {}),
+        metrics: metrics.tracker,
+        role,
+      });
+    }
     const keyHashSecret = resolveKeyHashSecret(config.keyHashSecret, config.dataDir);
     // Webhooks are delivered by the processes that run the tracker's role: `perch serve` and `perch worker`.
-    const deliverer =
-      role === 'api'
-        ? null
-        : createDeliverer(config, store, options.logger, keyHashSecret, {
-            ...(options.trackerClock ? { clock: options.trackerClock } : {}),
-            metrics: metrics.webhooks,
-          });
+    let deliverer: Deliverer | null = null;
+    if (role !== 'api') {
+      const { createDeliverer } = await import('./webhooks/create-deliverer.ts');
+      deliverer = createDeliverer(config, store, options.logger, keyHashSecret, {
+        ...(options.trackerClock ? { clock: options.trackerClock } : {}),
+        metrics: metrics.webhooks,
+      });
+    }
     const authenticator = new KeyAuthenticator(store.reader, store.db, {
       secret: keyHashSecret,
       envAdminKey: config.adminApiKey,

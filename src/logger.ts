@@ -1,5 +1,7 @@
 // The process logger: JSON lines (pretty on a terminal), with API keys kept out of every record.
+import { createRequire } from 'node:module';
 import pino, { type Logger } from 'pino';
+import type PinoPretty from 'pino-pretty';
 
 const KEY_IN_TEXT = /perch_[0-9A-Za-z]{20,}/g;
 
@@ -34,10 +36,17 @@ export function createLogger(
         censor: '[redacted]',
       },
       serializers: { req: requestSummary, err: pino.stdSerializers.err },
-      ...(pretty
-        ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } }
-        : {}),
     },
-    options.destination,
+    pretty ? prettyStream() : options.destination,
   );
+}
+
+/**
+ * Human-readable lines for a terminal, formatted in this thread: pino's transport would start a
+ * worker thread (a second V8 heap, ~15 MiB) for what only a person at a terminal reads. Loaded only
+ * then, so a service whose output is a pipe or a file never loads pino-pretty.
+ */
+function prettyStream(): pino.DestinationStream {
+  const pretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
+  return pretty({ translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true });
 }

@@ -1,14 +1,15 @@
 // Per-post text analysis, done once when a post is stored: a sentiment score and a language tag.
-// Both libraries are pure JavaScript with their data inside the npm package (no download, no
-// native code) and are set up once, when this module is first imported.
-import winkNLP from 'wink-nlp';
-import model from 'wink-eng-lite-web-model';
-import { eld } from 'eld/extrasmall';
+// The rules are here; the two models (wink-nlp's English sentiment, eld's language guess) are
+// passed in by the tracker, which loads them where analysis runs (tracker/text-models.ts): they
+// weigh about 100 MiB, which a process that never analyses a post (`perch api`) does without.
 
-// Only the pipes sentiment needs: sentence breaks and negation ("not good" scores negative).
-// Skipping POS and NER doubles the throughput (~100k short posts/s on one core).
-const nlp = winkNLP(model, ['sbd', 'negation', 'sentiment']);
-const SENTIMENT = nlp.its.sentiment;
+/** The models the rules below consult. */
+export interface TextModels {
+  /** wink-nlp's document sentiment of the text, as it comes (nominally in [-1, 1]). */
+  sentiment(text: string): number;
+  /** eld's guess: an ISO 639-1 code ('' for none), and whether eld calls it reliable. */
+  language(text: string): { language: string; reliable: boolean };
+}
 
 /** Longer texts (X long posts reach 25,000 characters) are cut here so one post costs a bounded time. */
 const MAX_TEXT = 2_000;
@@ -27,8 +28,8 @@ const LETTER = /\p{L}/gu;
  * "…/awful-news" or a handle like @hate_watch does not move the score. Texts with no scored word
  * give 0. The lexicon is English: callers may store null for posts known to be in another language.
  */
-export function scoreSentiment(text: string): number {
-  const score = Number(nlp.readDoc(clip(text)).out(SENTIMENT));
+export function scoreSentiment(models: TextModels, text: string): number {
+  const score = models.sentiment(clip(text));
   if (!Number.isFinite(score)) return 0;
   return Math.round(Math.min(1, Math.max(-1, score)) * 1000) / 1000;
 }
@@ -39,13 +40,13 @@ export function scoreSentiment(text: string): number {
  * eld guesses from the text without its URLs, @mentions and #hashtags, and the guess is kept only
  * when that text has at least 20 letters and eld calls the result reliable. Null when unknown.
  */
-export function detectLanguage(text: string, platformLang: string | null): string | null {
+export function detectLanguage(models: TextModels, text: string, platformLang: string | null): string | null {
   const tagged = platformLang === null ? null : normaliseLanguageTag(platformLang);
   if (tagged !== null) return tagged;
   const plain = clip(text).replace(URLS, ' ').replace(MENTIONS_AND_TAGS, ' ');
   if ((plain.match(LETTER)?.length ?? 0) < MIN_LETTERS) return null;
-  const result = eld.detect(plain);
-  return result.language !== '' && result.isReliable() ? result.language : null;
+  const guess = models.language(plain);
+  return guess.language !== '' && guess.reliable ? guess.language : null;
 }
 
 // Codes that X (BCP 47 `lang`) and Bluesky (`langs`, format "language") use for "no language":

@@ -1,9 +1,6 @@
 // Opens the store named by DATABASE_URL and hands out its executors; the only place that picks a dialect.
 import type { Kysely } from 'kysely';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
-import { openSqlite, sqliteCapabilities } from './dialects/sqlite.ts';
-import { openPostgres, postgresCapabilities } from './dialects/postgres.ts';
-import { listenOnChannel } from './dialects/postgres-notify.ts';
 import { migrateToLatest } from './migrate.ts';
 import type { Database } from './schema.ts';
 
@@ -42,7 +39,10 @@ export const SERVER_BUSY_TIMEOUT_MS = 50;
 
 export async function openStore(databaseUrl: string, options: StoreOptions = {}): Promise<Store> {
   let store: Store;
+  // Each dialect (and its driver) is loaded by the processes that use it: a SQLite server never
+  // loads pg, a PostgreSQL one never loads better-sqlite3.
   if (databaseUrl.startsWith('file:')) {
+    const { openSqlite, sqliteCapabilities } = await import('./dialects/sqlite.ts');
     const sqlite = openSqlite(databaseUrl.slice('file:'.length), options.busyTimeoutMs);
     store = {
       db: sqlite.writer,
@@ -56,6 +56,10 @@ export async function openStore(databaseUrl: string, options: StoreOptions = {})
       close: sqlite.close,
     };
   } else {
+    const [{ openPostgres, postgresCapabilities }, { listenOnChannel }] = await Promise.all([
+      import('./dialects/postgres.ts'),
+      import('./dialects/postgres-notify.ts'),
+    ]);
     const { db } = openPostgres(databaseUrl, options.poolSize ?? 10, options.onConnectionError);
     const listenForDue = async (onDue: () => void, onError: (error: unknown) => void) => {
       const channel = await postgresCapabilities.dueNotifications!.channel(db);

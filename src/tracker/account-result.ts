@@ -3,7 +3,7 @@
 // analysis, from the posts' current numbers.
 import { analyzeAccount, followerSeriesAppend, type AnalysisPost } from '../domain/analysis.ts';
 import { likesAt24h, parseHistory, recordObservation } from '../domain/post-history.ts';
-import { detectLanguage, scoreSentiment } from '../domain/post-text.ts';
+import { detectLanguage, scoreSentiment, type TextModels } from '../domain/post-text.ts';
 import { nextState, type CheckVerdict } from '../domain/tracking-rules.ts';
 import { validateUsername } from '../domain/usernames.ts';
 import type { LookupOutcome, PlatformPost } from '../platforms/types.ts';
@@ -35,6 +35,8 @@ export interface ResultInput {
   now: number;
   settings: TrackerSettings;
   random: () => number;
+  /** What new posts are scored with (text-models.ts). */
+  textModels: TextModels;
 }
 
 export function verdictOf(outcome: LookupOutcome | undefined): CheckVerdict {
@@ -73,9 +75,15 @@ const cleanOptional = (text: string | null | undefined): string | null | undefin
   typeof text === 'string' ? cleanReason(text) : text;
 
 /** A newly read post as stored; `toleranceMs` decides whether its age gives a history sample. */
-export function toPostRow(accountId: number, post: PlatformPost, now: number, toleranceMs: number): PostRow {
+export function toPostRow(
+  accountId: number,
+  post: PlatformPost,
+  now: number,
+  toleranceMs: number,
+  models: TextModels,
+): PostRow {
   const text = clean(post.text);
-  const lang = detectLanguage(text, post.lang === null ? null : clean(post.lang));
+  const lang = detectLanguage(models, text, post.lang === null ? null : clean(post.lang));
   const createdAt = Date.parse(post.createdAt) || now;
   const history = recordObservation([], createdAt, now, post, toleranceMs);
   return {
@@ -86,7 +94,7 @@ export function toPostRow(accountId: number, post: PlatformPost, now: number, to
     url: post.url === null ? null : clean(post.url),
     lang,
     // The sentiment lexicon is English: a post known to be in another language gets no score.
-    sentiment: lang === null || lang === 'en' ? scoreSentiment(text) : null,
+    sentiment: lang === null || lang === 'en' ? scoreSentiment(models, text) : null,
     is_repost: post.isRepost ? 1 : 0,
     is_reply: post.isReply ? 1 : 0,
     likes: post.likes,
@@ -145,7 +153,7 @@ export function failedResult(input: ResultInput, reason: string): AccountResult 
 }
 
 export function buildResult(input: ResultInput): AccountResult {
-  const { account, outcome, newPosts, storedPosts, now, settings, random } = input;
+  const { account, outcome, newPosts, storedPosts, now, settings, random, textModels } = input;
   const verdict = verdictOf(outcome);
   const change = nextState(account.status, account.consecutiveFailures, verdict, settings.intervalMs, random);
   const write: CheckWrite = {
@@ -186,7 +194,7 @@ export function buildResult(input: ResultInput): AccountResult {
   };
   write.followers = user.followers;
 
-  const rows = (newPosts ?? []).map((post) => toPostRow(account.id, post, now, 2 * settings.intervalMs));
+  const rows = (newPosts ?? []).map((post) => toPostRow(account.id, post, now, 2 * settings.intervalMs, textModels));
   const refreshed = [...(input.refreshedPosts ?? [])];
   if (newPosts !== undefined) {
     write.postsSeenCount = user.posts;

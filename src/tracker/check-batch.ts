@@ -15,6 +15,7 @@ import { LeaseKeeper } from './lease-keeper.ts';
 import { lookupBatch } from './lookup.ts';
 import { readRefreshes, refreshedRows } from './post-refresh.ts';
 import { saveResults } from './save-results.ts';
+import { loadTextModels } from './text-models.ts';
 
 const ANALYSIS_WINDOW_MS = 30 * 86_400_000;
 
@@ -106,6 +107,7 @@ async function checkLeasedBatch(
   const now = ctx.clock.now();
   const refreshed = refreshedRows(refresh, now, 2 * ctx.settings.intervalMs);
   const stored = await recentPosts(ctx.store.reader, found, now - ANALYSIS_WINDOW_MS);
+  const textModels = await loadTextModels();
 
   const inputOf = (account: ClaimedAccount): ResultInput => ({
     account,
@@ -116,6 +118,7 @@ async function checkLeasedBatch(
     now,
     settings: ctx.settings,
     random: ctx.random,
+    textModels,
   });
   const checked = accounts.map((account) => ({ account, result: buildResultSafely(inputOf(account)) }));
   await leases.renewIfDue();
