@@ -11,7 +11,10 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `perch …` through tsx, as `npm run perch` does. */
+/**
+ * Runs `perch …` from the TypeScript sources through tsx (as `npm run dev` does), so a test runs the
+ * code it is edited beside with no build in between; production-start.test.ts runs the compiled build.
+ */
 export function perch(args: string[], env: Record<string, string>): Promise<CliResult> {
   const { NODE_TEST_CONTEXT: _, ...inherited } = process.env;
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {

@@ -1,5 +1,7 @@
 // Runs `perch serve`, `perch api` or `perch worker` as a real child process, for tests that kill it,
-// send it signals, or run several side by side on one store.
+// send it signals, or run several side by side on one store. It runs the TypeScript sources through
+// tsx, like the rest of the suite, so no build sits between an edit and its test; the compiled
+// production start has its own test (test/cli/production-start.test.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
