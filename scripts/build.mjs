@@ -38,7 +38,8 @@ function inputsHash(files) {
   return hash.digest('hex');
 }
 
-const sources = SOURCES.flatMap((dir) => filesUnder(join(root, dir)));
+// The folders' READMEs are neither compiled nor copied, so editing one does not make dist/ stale.
+const sources = SOURCES.flatMap((dir) => filesUnder(join(root, dir))).filter((file) => !file.endsWith('.md'));
 const wanted = inputsHash(sources);
 const current = existsSync(join(DIST, STAMP)) ? readFileSync(join(DIST, STAMP), 'utf8').trim() : null;
 if (current === wanted && !process.argv.includes('--force')) process.exit(0);
@@ -57,9 +58,9 @@ if (compiled.status !== 0) {
   process.stderr.write(`perch: the build failed (tsc exit ${compiled.status ?? compiled.signal})\n`);
   process.exit(1);
 }
-// Files read at run time next to the code (the dashboard's CSS and scripts); READMEs stay behind.
+// Files read at run time next to the code (the dashboard's CSS and scripts).
 for (const file of sources) {
-  if (file.endsWith('.ts') || file.endsWith('.md')) continue;
+  if (file.endsWith('.ts')) continue;
   const target = join(staging, relative(root, file));
   mkdirSync(dirname(target), { recursive: true });
   cpSync(file, target);
