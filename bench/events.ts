@@ -18,6 +18,7 @@ import { createWebhook } from '../src/services/webhooks.ts';
 import { recordEvents } from '../src/storage/events-repo.ts';
 import { openStore } from '../src/storage/store.ts';
 import { trackerSettings } from '../src/tracker/create-tracker.ts';
+import { spendPlans } from '../src/tracker/spend-plan.ts';
 import { Tracker } from '../src/tracker/tracker.ts';
 import { createDeliverer } from '../src/webhooks/create-deliverer.ts';
 import { startFakeXChild } from './lib/fake-x.ts';
@@ -51,7 +52,7 @@ async function firstCheck(name: string, events: boolean): Promise<{ rate: number
     clock: systemClock,
     settings: events ? settings : { ...settings, events: null },
     logger: createLogger('warn'),
-    dailyReadBudgets: { x: config.xDailyReadBudget },
+    spendPlans: spendPlans(config),
   });
   await fake.ask({ type: 'reset' });
   const started = performance.now();

@@ -1,5 +1,6 @@
 // The shape of perch's configuration: every setting, typed and documented (config.ts builds it).
 import type { Platform } from './domain/platforms.ts';
+import type { RateCard } from './domain/spend.ts';
 
 export interface Config {
   readonly port: number;
@@ -28,6 +29,13 @@ export interface Config {
   readonly workerPort: number | null;
   readonly tracker: boolean;
   readonly xDailyReadBudget: number;
+  /** Dollars X may bill per UTC day / calendar month (UTC); null: no dollar budget. */
+  readonly xDailyBudgetUsd: number | null;
+  readonly xMonthlyBudgetUsd: number | null;
+  /** Post reads X allows per month (UTC calendar month). */
+  readonly xMonthlyPostCap: number;
+  /** What X bills per resource returned, in micro-dollars by kind. */
+  readonly xRateCard: RateCard;
   readonly maxImportBytes: number;
   readonly maxImportRows: number;
   readonly logLevel: string;

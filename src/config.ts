@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { isPlatform } from './domain/platforms.ts';
 import { parseDuration, parseSize } from './domain/units.ts';
+import { toMicros, toUsd, X_RATES_APRIL_2026 } from './domain/spend.ts';
 import { PERCH_HOME } from './perch-home.ts';
 import { RETAINED_TABLES, type Config, type RetainedTable } from './config-shape.ts';
 
@@ -101,6 +102,16 @@ export function createConfig(env: Env, overrides: Partial<Config> = {}, baseDir 
     }
     return value;
   };
+  const dollars = (name: string, fallback: number | null): number | null => {
+    const raw = text(name);
+    if (raw === null) return fallback;
+    const value = Number(raw.replace(/^\$/, ''));
+    if (!Number.isFinite(value) || value < 0 || value > 1_000_000_000) {
+      problems.push(`${name} must be an amount of US dollars such as 25 or 0.005 (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
   const flag = (name: string, fallback: boolean): boolean => {
     const raw = text(name)?.toLowerCase();
     if (raw === undefined) return fallback;
@@ -195,6 +206,13 @@ export function createConfig(env: Env, overrides: Partial<Config> = {}, baseDir 
     workerPort: text('WORKER_PORT') === null ? null : integer('WORKER_PORT', 0, 0, 65_535),
     tracker: flag('TRACKER', true),
     xDailyReadBudget: integer('X_DAILY_READ_BUDGET', 10_000, 0, 1_000_000_000),
+    xDailyBudgetUsd: dollars('X_DAILY_BUDGET_USD', null),
+    xMonthlyBudgetUsd: dollars('X_MONTHLY_BUDGET_USD', null),
+    xMonthlyPostCap: integer('X_MONTHLY_POST_CAP', 2_000_000, 0, 1_000_000_000_000),
+    xRateCard: {
+      users: toMicros(dollars('X_PRICE_PER_USER_USD', toUsd(X_RATES_APRIL_2026.users)) ?? 0),
+      posts: toMicros(dollars('X_PRICE_PER_POST_USD', toUsd(X_RATES_APRIL_2026.posts)) ?? 0),
+    },
     maxImportBytes: size('MAX_IMPORT_BYTES', 50 * 1_048_576),
     maxImportRows: integer('MAX_IMPORT_ROWS', 1_000_000, 1, 100_000_000),
     logLevel,

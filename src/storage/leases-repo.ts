@@ -23,6 +23,8 @@ export interface ClaimedAccount {
   followerSeries: [number, number][];
   consecutiveFailures: number;
   renames: { from: string; to: string; at: string }[];
+  /** The UTC day the platform last billed this user, if any: a re-check that day is free. */
+  billedOn: string | null;
 }
 
 export interface ClaimRequest {
@@ -33,6 +35,8 @@ export interface ClaimRequest {
   now: number;
   leaseMs: number;
   limit: number;
+  /** Only accounts whose user was billed on this UTC day (re-checks that cost nothing). */
+  billedOn?: string | undefined;
 }
 
 const CLAIM_COLUMNS = [
@@ -47,6 +51,7 @@ const CLAIM_COLUMNS = [
   'follower_series',
   'consecutive_failures',
   'renames',
+  'billed_on',
 ] as const;
 
 /**
@@ -59,7 +64,7 @@ export async function claimDueAccounts(
   caps: DialectCapabilities,
   request: ClaimRequest,
 ): Promise<ClaimedAccount[]> {
-  const { platform, resolved, owner, now, leaseMs, limit } = request;
+  const { platform, resolved, owner, now, leaseMs, limit, billedOn } = request;
   let due = db
     .selectFrom('accounts')
     .select('id')
@@ -70,6 +75,7 @@ export async function claimDueAccounts(
     .orderBy('next_check_at')
     .orderBy('id')
     .limit(limit);
+  if (billedOn !== undefined) due = due.where('billed_on', '=', billedOn);
   if (caps.skipLocked) due = due.forUpdate().skipLocked();
   const rows = await db
     .updateTable('accounts')
@@ -89,6 +95,7 @@ export async function claimDueAccounts(
     followerSeries: parseJson<[number, number][]>(row.follower_series, []),
     consecutiveFailures: row.consecutive_failures,
     renames: parseJson(row.renames, []),
+    billedOn: row.billed_on,
   }));
 }
 

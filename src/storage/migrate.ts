@@ -10,6 +10,7 @@ import { postRefreshSchema } from './migrations/005-post-refresh.ts';
 import { eventsWebhooksSchema } from './migrations/006-events-webhooks.ts';
 import { budgetGrantAndDueWakeups } from './migrations/007-budget-grant-and-due-wakeups.ts';
 import { uiSessionsSchema } from './migrations/008-ui-sessions.ts';
+import { spendLedgerSchema } from './migrations/009-spend-ledger.ts';
 
 function migrations(caps: DialectCapabilities): Record<string, Migration> {
   return {
@@ -21,6 +22,7 @@ function migrations(caps: DialectCapabilities): Record<string, Migration> {
     '006-events-webhooks': eventsWebhooksSchema(caps),
     '007-budget-grant-and-due-wakeups': budgetGrantAndDueWakeups(caps),
     '008-ui-sessions': uiSessionsSchema(),
+    '009-spend-ledger': spendLedgerSchema(),
   };
 }
 

@@ -29,6 +29,8 @@ export interface AccountsTable {
   untracked_at: number | null;
   lease_owner: string | null;
   lease_expires_at: number | null;
+  /** UTC day (YYYY-MM-DD) the platform last billed this user: a re-check that day is free. */
+  billed_on: Generated<string | null>;
   /** Newest post seen, so the next timeline read asks only for newer ones. */
   last_post_id: string | null;
   /** The post count when the timeline was last read: posts are fetched only when it moved. */
@@ -136,6 +138,16 @@ export interface PlatformUsageTable {
   last_grant: Generated<number>;
 }
 
+/** X's bill as perch counts it: one row per platform, UTC day and kind of resource. */
+export interface SpendLedgerTable {
+  platform: string;
+  day: string;
+  kind: string;
+  resources: number;
+  /** What the resources cost, in micro-dollars (0 on a free platform). */
+  micros: number;
+}
+
 export interface RateWindowsTable {
   window_key: string;
   limit_count: number | null;
@@ -189,6 +201,7 @@ export interface Database extends EventsWebhooksTables {
   metric_snapshots: MetricSnapshotsTable;
   posts: PostsTable;
   platform_usage: PlatformUsageTable;
+  spend_ledger: SpendLedgerTable;
   rate_windows: RateWindowsTable;
   api_rate_counters: ApiRateCountersTable;
   auth_failures: AuthFailuresTable;

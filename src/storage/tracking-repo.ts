@@ -84,6 +84,8 @@ export interface CheckWrite {
   renames?: readonly unknown[];
   postsSeenCount?: number;
   lastPostId?: string | null;
+  /** The UTC day the platform billed this user (set when a check read it). */
+  billedOn?: string;
 }
 
 /**
@@ -114,6 +116,7 @@ export async function writeCheck(db: Db, owner: string, write: CheckWrite, now: 
     renames: json(write.renames),
     posts_seen_count: write.postsSeenCount,
     last_post_id: write.lastPostId,
+    billed_on: write.billedOn,
     lease_owner: null,
     lease_expires_at: null,
     updated_at: now,

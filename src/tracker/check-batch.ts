@@ -15,6 +15,7 @@ import { LeaseKeeper } from './lease-keeper.ts';
 import { lookupBatch } from './lookup.ts';
 import { readRefreshes, refreshedRows } from './post-refresh.ts';
 import { saveResults } from './save-results.ts';
+import { utcDay } from '../domain/spend.ts';
 import { loadTextModels } from './text-models.ts';
 
 const ANALYSIS_WINDOW_MS = 30 * 86_400_000;
@@ -25,8 +26,8 @@ export interface BatchReport {
   released: number;
   /** Results dropped because another tracker took the lease over. */
   leaseLost: number;
-  /** Resources the lookup read (X bills them). */
-  reads: number;
+  /** Users the lookup read that the platform bills: those not billed yet this UTC day. */
+  billed: number;
   /** The platform refused our credentials: the caller pauses the platform. */
   unauthorized?: boolean;
 }
@@ -64,6 +65,13 @@ async function checkLeasedBatch(
   const platform = ctx.lane.client.platform;
   const keyOf = (a: ClaimedAccount) => (resolved ? (a.platformUserId ?? '') : a.username.toLowerCase());
   const { value: lookup, reads } = await lookupBatch(ctx, accounts.map(keyOf), resolved, ticket);
+  const today = utcDay(ctx.clock.now());
+  const unbilled = accounts.filter((a) => a.billedOn !== today);
+  // X bills a user once per UTC day: only the users found that were not billed today cost anything.
+  const billed =
+    lookup instanceof PlatformError
+      ? Math.min(reads, unbilled.length)
+      : unbilled.filter((a) => lookup.get(keyOf(a))?.kind === 'found').length;
   if (
     ctx.signal.aborted ||
     (lookup instanceof PlatformError && (lookup.kind === 'rate_limited' || lookup.kind === 'unauthorized'))
@@ -75,7 +83,7 @@ async function checkLeasedBatch(
       accounts.map((a) => a.id),
     );
     const unauthorized = lookup instanceof PlatformError && lookup.kind === 'unauthorized';
-    return { checked: 0, released, leaseLost: 0, reads, unauthorized };
+    return { checked: 0, released, leaseLost: 0, billed, unauthorized };
   }
   await leases.renewIfDue();
 
@@ -89,7 +97,12 @@ async function checkLeasedBatch(
     if (outcome.user.posts === account.postsSeenCount) continue;
     if (outcome.user.posts === 0) noPosts.add(account.id);
     else
-      wanted.push({ accountId: account.id, platformUserId: outcome.user.platformUserId, sinceId: account.lastPostId });
+      wanted.push({
+        accountId: account.id,
+        platformUserId: outcome.user.platformUserId,
+        sinceId: account.lastPostId,
+        moved: Math.abs(outcome.user.posts - (account.postsSeenCount ?? 0)),
+      });
   }
   const fetched: Map<number, PlatformPost[]> = await fetchNewPosts(ctx, wanted);
   await leases.renewIfDue();
@@ -120,10 +133,14 @@ async function checkLeasedBatch(
     random: ctx.random,
     textModels,
   });
-  const checked = accounts.map((account) => ({ account, result: buildResultSafely(inputOf(account)) }));
+  const checked = accounts.map((account) => {
+    const result = buildResultSafely(inputOf(account));
+    if (outcomes.get(keyOf(account))?.kind === 'found') result.write.billedOn = today;
+    return { account, result };
+  });
   await leases.renewIfDue();
   const written = await saveResults(ctx, checked, now, (account, reason) => failedResult(inputOf(account), reason));
   for (const result of written) ctx.metrics.accountChecked(platform, result.verdict);
   ctx.metrics.batchDone(platform, (performance.now() - started) / 1000, accounts.length);
-  return { checked: written.length, released: 0, leaseLost: accounts.length - written.length, reads };
+  return { checked: written.length, released: 0, leaseLost: accounts.length - written.length, billed };
 }

@@ -6,7 +6,7 @@ import type { Platform } from '../domain/platforms.ts';
 import type { Endpoint, PlatformClient, PlatformErrorKind } from '../platforms/types.ts';
 import type { Store } from '../storage/store.ts';
 import type { RateGate } from '../limits/rate-gate.ts';
-import type { ReadBudget } from '../limits/read-budget.ts';
+import type { SpendBudget } from '../limits/spend-budget.ts';
 import type { SleepingClock } from '../clock.ts';
 
 export interface TrackerSettings {
@@ -48,8 +48,8 @@ export interface PlatformLane {
   client: PlatformClient;
   /** One gate per endpoint; endpoints in one of the platform's rate-limit groups share it. */
   gates: Record<Endpoint, RateGate>;
-  /** Daily read budget (X); null when the platform does not bill reads. */
-  budget: ReadBudget | null;
+  /** What the platform's reads may cost and did cost (X's budgets and ledger; Bluesky's free ledger). */
+  spend: SpendBudget;
 }
 
 export interface TrackerContext {

@@ -5,6 +5,7 @@ import { createBlueskyClient } from '../platforms/bluesky.ts';
 import { createXClient } from '../platforms/x.ts';
 import type { Store } from '../storage/store.ts';
 import type { TrackerMetrics, TrackerSettings } from './context.ts';
+import { spendPlans } from './spend-plan.ts';
 import { Tracker } from './tracker.ts';
 import { systemClock, type SleepingClock } from '../clock.ts';
 
@@ -42,7 +43,7 @@ export function createTracker(
     clock,
     settings: trackerSettings(config),
     logger: logger.child({ component: 'tracker' }),
-    dailyReadBudgets: { x: config.xDailyReadBudget },
+    spendPlans: spendPlans(config),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.role ? { role: options.role } : {}),
   });

@@ -1,15 +1,24 @@
-// New posts for the accounts whose post count moved since their timeline was last read. Timeline
-// reads are the scarcest budget, so a read that would have to wait for the rate limit (or exceed
-// the daily budget) is skipped: the post count stays unseen and the next check tries again.
+// New posts for the accounts whose post count moved since their timeline was last read. Post reads
+// are the scarcest budget: the batch reserves once, before reading, the most its timelines can bill
+// (on X: the posts the count moved by, at least X's smallest page; elsewhere a full page),
+// above what today's profile checks need; the accounts the grant does not cover, and any read that
+// would have to wait for the rate limit, are skipped: their post count stays unseen and the next
+// check tries again. The reservation is settled with what the platform really returned.
 import type { PlatformPost } from '../platforms/types.ts';
 import { PlatformError } from '../platforms/types.ts';
 import type { TrackerContext } from './context.ts';
 import { GatePacer } from './gate-pacer.ts';
+import { usersLeftToday } from './profiles-first.ts';
+
+/** X asks for at least 5 posts a page. */
+const SMALLEST_PAGE = 5;
 
 export interface PostsWanted {
   accountId: number;
   platformUserId: string;
   sinceId: string | null;
+  /** How far the post count moved since the last read (since 0 before the first). */
+  moved: number;
 }
 
 /** Posts per account id, newest first; accounts whose read was skipped or failed are absent. */
@@ -20,32 +29,28 @@ export async function fetchNewPosts(
   const { lane, metrics, settings, signal, logger } = ctx;
   const platform = lane.client.platform;
   const fetched = new Map<number, PlatformPost[]>();
+  if (wanted.length === 0) return fetched;
+  // Only where reads are billed: a free platform's feed may mix in reposts the count does not move by.
+  const metered = lane.spend.meters.length > 0;
+  const limitOf = (item: PostsWanted) =>
+    !metered ? settings.postsPerFetch : Math.min(settings.postsPerFetch, Math.max(SMALLEST_PAGE, item.moved));
+  const total = wanted.reduce((sum, item) => sum + limitOf(item), 0);
+  const reservation = await lane.spend.reserve('posts', total, { keepUsers: await usersLeftToday(ctx) });
+  // The accounts the grant covers, in claim order.
+  const covered: PostsWanted[] = [];
+  for (let left = reservation.granted, i = 0; i < wanted.length && limitOf(wanted[i]!) <= left; i += 1) {
+    covered.push(wanted[i]!);
+    left -= limitOf(wanted[i]!);
+  }
+  let billed = 0;
   let next = 0;
   let skipRest = false;
-  const worker = async () => {
-    while (next < wanted.length && !signal.aborted && !skipRest) {
-      const item = wanted[next++];
-      if (!item) break;
-      const reservation = lane.budget ? await lane.budget.reserve(settings.postsPerFetch) : null;
-      let read = 0;
-      try {
-        if (reservation?.granted === 0) {
-          skipRest = true;
-          return;
-        }
-        read = await readTimeline(item, reservation?.granted ?? settings.postsPerFetch);
-      } finally {
-        // Whatever happened, the reservation is settled with what was really read.
-        if (reservation) await lane.budget?.settle(reservation, read);
-      }
-    }
-  };
   /** One timeline read, every page past the gate; returns the resources read (X bills them). */
-  const readTimeline = async (item: PostsWanted, limit: number): Promise<number> => {
+  const readTimeline = async (item: PostsWanted): Promise<number> => {
     const pacer = new GatePacer(lane.gates.posts, null, signal);
     let result;
     try {
-      result = await lane.client.fetchPosts(item.platformUserId, item.sinceId, limit, { signal, pacer });
+      result = await lane.client.fetchPosts(item.platformUserId, item.sinceId, limitOf(item), { signal, pacer });
     } catch (error) {
       if (!(error instanceof PlatformError)) throw error;
       // No room in the window (or a 429): the rest of the batch waits for its next check too.
@@ -63,6 +68,17 @@ export async function fetchNewPosts(
     fetched.set(item.accountId, result.value);
     return result.reads;
   };
-  await Promise.all(Array.from({ length: Math.min(settings.postFetchesInFlight, wanted.length) }, worker));
+  const worker = async () => {
+    while (next < covered.length && !signal.aborted && !skipRest) {
+      const item = covered[next++];
+      if (item) billed += await readTimeline(item);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(settings.postFetchesInFlight, covered.length) }, worker));
+  } finally {
+    // Whatever happened, the reservation is settled with what was really read.
+    await lane.spend.settle(reservation, billed);
+  }
   return fetched;
 }

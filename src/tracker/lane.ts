@@ -5,14 +5,19 @@ import type { SleepingClock } from '../clock.ts';
 import type { PlatformLaneStatus } from '../domain/tracker-status.ts';
 import { RateGate } from '../limits/rate-gate.ts';
 import { throttledWarning } from '../limits/pacing.ts';
-import { ReadBudget } from '../limits/read-budget.ts';
+import { SpendBudget } from '../limits/spend-budget.ts';
 import type { Endpoint, PlatformClient } from '../platforms/types.ts';
+import { FREE } from '../domain/spend.ts';
 import type { Store } from '../storage/store.ts';
 import type { PlatformLane } from './context.ts';
+import { READ_METER_LABEL, type SpendPlan } from './spend-plan.ts';
 
 export interface Lane extends PlatformLane {
   pausedUntil: number;
   pauseReason: string | null;
+  /** Until then a budget is spent: only free re-checks are claimed, then the lane pauses. */
+  spentUntil: number;
+  spentReason: string | null;
 }
 
 /** One gate per rate-limit group of the platform's credential; endpoints of a group share it. */
@@ -46,20 +51,22 @@ function gatesFor(
   };
 }
 
-/** `dailyReads`: the platform's daily read budget, or undefined when it does not bill reads. */
+/** `plan`: the platform's budget meters and rate card (none: unmetered and free). */
 export function createLane(
   client: PlatformClient,
   store: Store,
   clock: SleepingClock,
   logger: Logger,
-  dailyReads: number | undefined,
+  plan: SpendPlan | undefined,
 ): Lane {
   return {
     client,
     gates: gatesFor(client, store, clock, logger),
-    budget: dailyReads === undefined ? null : new ReadBudget(store.db, client.platform, dailyReads, clock),
+    spend: new SpendBudget(store.db, client.platform, plan?.meters ?? [], plan?.card ?? FREE, clock),
     pausedUntil: 0,
     pauseReason: null,
+    spentUntil: 0,
+    spentReason: null,
   };
 }
 
@@ -77,6 +84,12 @@ export function laneStatus(lane: Lane, now: number): PlatformLaneStatus {
     pauseReason: lane.pausedUntil > now ? lane.pauseReason : null,
     lookup: lane.gates.lookup_by_id.snapshot(),
     posts: lane.gates.posts.snapshot(),
-    budget: lane.budget?.snapshot() ?? null,
+    budget: readMeter(lane),
   };
+}
+
+/** The daily read budget as health has always shown it (null where the platform has none). */
+function readMeter(lane: Lane): PlatformLaneStatus['budget'] {
+  const meter = lane.spend.snapshot().find((m) => m.label === READ_METER_LABEL);
+  return meter ? { day: meter.period, used: meter.used, limit: meter.limit } : null;
 }

@@ -1,21 +1,17 @@
 // Post metrics that stay true: at each check, the metrics of the accounts' recent posts (inside
 // POST_REFRESH_WINDOW, the newest per account) are read again in batched post lookups (X 100 ids,
-// Bluesky 25 uris a request), each request past the rate gate. On X a refresh spends the daily
-// read budget only for posts not read yet this UTC day (X bills a post once a day), and only what
-// is left above the reads the day's remaining profile checks need: profiles and first checks come
-// first. What cannot go now (no room in the window or the budget) waits for the next check.
+// Bluesky 25 uris a request), each request past the rate gate. On X a refresh spends the budgets
+// only for posts not read yet this UTC day (X bills a post once a day), and only what is left above
+// the reads the day's remaining profile checks need (profiles-first.ts): profiles and first checks
+// come first. What cannot go now (no room in the window or the budget) waits for the next check.
 import { parseHistory, recordObservation } from '../domain/post-history.ts';
-import { countByStatus } from '../storage/tracking-repo.ts';
 import { parseJson } from '../storage/json-column.ts';
 import { refreshCandidates, type PostRow } from '../storage/posts-repo.ts';
-import { utcDay } from '../storage/usage-repo.ts';
+import { utcDay } from '../domain/spend.ts';
 import { PlatformError, type PostLookupOutcome } from '../platforms/types.ts';
-import type { PlatformLane, TrackerContext } from './context.ts';
+import type { TrackerContext } from './context.ts';
 import { GatePacer } from './gate-pacer.ts';
-
-const DAY_MS = 86_400_000;
-/** How long a count of a platform's tracked accounts is reused for the budget's reserve. */
-const TRACKED_COUNT_TTL_MS = 60_000;
+import { usersLeftToday } from './profiles-first.ts';
 
 export interface RefreshRead {
   /** The stored rows that were candidates (with the metrics they had). */
@@ -48,8 +44,11 @@ export async function readRefreshes(ctx: TrackerContext, accountIds: readonly nu
   for (let i = 0; i < ids.length && !signal.aborted; i += lane.client.postBatchSize) {
     const batch = ids.slice(i, i + lane.client.postBatchSize);
     const billable = batch.filter((id) => !readToday.get(id)).length;
-    const reservation = lane.budget ? await reserveAboveProfiles(ctx, lane, billable) : null;
-    if (reservation === 'no room') break;
+    const reservation = await lane.spend.reserve('posts', billable, {
+      keepUsers: billable === 0 ? 0 : await usersLeftToday(ctx),
+      whole: true,
+    });
+    if (billable > 0 && reservation.granted === 0) break;
     const pacer = new GatePacer(lane.gates.post_lookup, null, signal);
     let billed = 0;
     try {
@@ -65,7 +64,7 @@ export async function readRefreshes(ctx: TrackerContext, accountIds: readonly nu
       break;
     } finally {
       await pacer.finish();
-      if (reservation) await lane.budget?.settle(reservation, billed);
+      await lane.spend.settle(reservation, billed);
     }
   }
   return { candidates, outcomes };
@@ -111,47 +110,4 @@ export function refreshedRows(read: RefreshRead, now: number, toleranceMs: numbe
     byAccount.set(Number(row.account_id), list);
   }
   return byAccount;
-}
-
-type Reservation = Awaited<ReturnType<NonNullable<PlatformLane['budget']>['reserve']>>;
-
-/**
- * Reserves `wanted` reads for a refresh only if the day's budget keeps, after it, what the rest of
- * the day's profile checks can need: every tracked account of the platform, once per interval
- * until midnight UTC. A refresh of posts already read today costs nothing and always goes.
- */
-async function reserveAboveProfiles(
-  ctx: TrackerContext,
-  lane: PlatformLane,
-  wanted: number,
-): Promise<Reservation | null | 'no room'> {
-  const budget = lane.budget;
-  if (!budget || wanted === 0) return null;
-  const now = ctx.clock.now();
-  const checksLeftToday = Math.ceil((DAY_MS - (now % DAY_MS)) / ctx.settings.intervalMs);
-  const keep = (await trackedCount(ctx, lane)) * checksLeftToday;
-  const seen = budget.snapshot();
-  if (seen.day === utcDay(now) && seen.limit - seen.used - wanted < keep) return 'no room';
-  const reservation = await budget.reserve(wanted);
-  const after = budget.snapshot();
-  if (reservation.granted < wanted || after.limit - after.used < keep) {
-    await budget.settle(reservation, 0);
-    return 'no room';
-  }
-  return reservation;
-}
-
-const trackedCounts = new WeakMap<PlatformLane, { at: number; n: number }>();
-
-/** Accounts of the lane's platform the tracker checks (not paused, not untracked), counted once a minute. */
-async function trackedCount(ctx: TrackerContext, lane: PlatformLane): Promise<number> {
-  const now = ctx.clock.now();
-  const cached = trackedCounts.get(lane);
-  if (cached && now - cached.at < TRACKED_COUNT_TTL_MS) return cached.n;
-  const rows = await countByStatus(ctx.store.reader);
-  const n = rows
-    .filter((r) => r.platform === lane.client.platform && r.status !== 'paused')
-    .reduce((sum, r) => sum + r.n, 0);
-  trackedCounts.set(lane, { at: now, n });
-  return n;
 }

@@ -17,6 +17,7 @@ import { Heartbeat } from './heartbeat.ts';
 import { createLane, laneStatus, type Lane } from './lane.ts';
 import { runRound, type RoundDeps, type RoundReport } from './lane-round.ts';
 import { PollingLoop } from './loop.ts';
+import type { SpendPlan } from './spend-plan.ts';
 
 /** An idle lane looks for due work at least this often (a store that cannot notify, a lost notification). */
 const IDLE_POLL_MS = 5_000;
@@ -27,8 +28,8 @@ export interface TrackerOptions {
   clock: SleepingClock;
   settings: TrackerSettings;
   logger: Logger;
-  /** Reads per UTC day per platform that bills them (X); absent = unlimited. */
-  dailyReadBudgets?: Partial<Record<Platform, number>>;
+  /** Budget meters and rate card per platform that bills reads (X); absent = unmetered and free. */
+  spendPlans?: Partial<Record<Platform, SpendPlan>>;
   metrics?: TrackerMetrics;
   random?: () => number;
   owner?: string;
@@ -67,7 +68,7 @@ export class Tracker implements TrackerView {
     // Every request in flight and every waiter listens to the one stop signal.
     setMaxListeners(1_000, this.abort.signal);
     this.lanes = options.clients.map((client) =>
-      createLane(client, options.store, options.clock, options.logger, options.dailyReadBudgets?.[client.platform]),
+      createLane(client, options.store, options.clock, options.logger, options.spendPlans?.[client.platform]),
     );
     this.heartbeat = new Heartbeat(
       options.store,

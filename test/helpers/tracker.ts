@@ -11,6 +11,7 @@ import { commitImport, planImport } from '../../src/services/import-accounts.ts'
 import { findAccount } from '../../src/storage/accounts-repo.ts';
 import { openStore, type Store } from '../../src/storage/store.ts';
 import { trackerSettings } from '../../src/tracker/create-tracker.ts';
+import { spendPlans } from '../../src/tracker/spend-plan.ts';
 import { Tracker, type TrackerOptions } from '../../src/tracker/tracker.ts';
 import type { SleepingClock } from '../../src/clock.ts';
 import { startFakeBluesky, type FakeBluesky } from '../../src/simulators/bluesky-server.ts';
@@ -90,7 +91,7 @@ export async function trackerWorld(
         clock,
         settings: trackerSettings(config),
         logger,
-        dailyReadBudgets: { x: config.xDailyReadBudget },
+        spendPlans: spendPlans(config),
         random: () => 0.5,
         ...overrides,
       });

@@ -135,8 +135,19 @@ test('X_DAILY_READ_BUDGET: lookups stop when the day is spent, across trackers, 
   const other = w.tracker();
   assert.equal((await other.tick()).checked, 0);
 
+  // A new UTC day, a new budget: the 100 names never checked go first, then the 50 stalest.
   w.clock.current = Date.parse('2026-11-24T00:00:01.000Z');
-  assert.equal((await other.tick()).checked, 100, 'a new UTC day, a new budget');
+  const before = w.x.requests.length;
+  assert.equal((await other.tick()).checked, 150, 'a new UTC day, a new budget');
+  assert.deepEqual(
+    w.x.requests
+      .slice(before)
+      .map((r) => [r.path, (r.query.get('usernames') ?? r.query.get('ids') ?? '').split(',').length]),
+    [
+      ['/2/users/by', 100],
+      ['/2/users', 50],
+    ],
+  );
 });
 
 test('two trackers reserving at once never read more than the budget together', async (t) => {

@@ -220,10 +220,9 @@ describe('the OpenAPI document', () => {
 });
 
 describe('post refresh within the limits', () => {
-  it('X: with a tight daily read budget, refreshes wait and profile checks still go through', async (t) => {
-    // Tight: a batch reserves a lookup's worth (100) while it runs (one batch at a time here), and
-    // five posts are to be refreshed.
-    const w = await world(t, { X_DAILY_READ_BUDGET: '115', TRACK_CONCURRENCY: '1' });
+  it('X: with a tight daily read budget, profiles come first, refreshes take what is left, and what X does not bill twice is free', async (t) => {
+    // Seven reads a day for one account: its profile, and what is left above the day's profile checks.
+    const w = await world(t, { X_DAILY_READ_BUDGET: '7', TRACK_CONCURRENCY: '1' });
     const side = xSide(w, 100);
     const ids = [1, 2, 3, 4, 5].map((n) => side.addPost(n, new Date(w.api.clock.now() - n * 600_000).toISOString()));
     await importCsv(w, side.csv);
@@ -239,29 +238,30 @@ describe('post refresh within the limits', () => {
         )?.reads ?? 0,
       );
     const lookups = () => w.x.requests.filter((r) => r.path === '/2/tweets');
-    await w.tick(); // 2026-11-23 12:00: one profile and five posts
+    await w.tick(); // 2026-11-23 12:00: one profile and its five posts (the first read asks for no more than the count)
     assert.equal(await reads('2026-11-23'), 6);
 
-    // A refresh of posts already read today is free: X bills a post once per UTC day.
+    // A re-check the same UTC day, and a refresh of posts already read today, are free: X bills once a day.
     for (const id of ids) side.update(id, { likes: 100 });
     w.advance(HOUR);
     await w.tick();
     assert.equal(lookups().length, 1);
-    assert.equal(await reads('2026-11-23'), 7, 'only the profile read counts');
+    assert.equal(await reads('2026-11-23'), 6, 'nothing billed twice');
 
-    // Next day, 00:30: what the batch leaves of the budget cannot hold five post reads and the 24
-    // profile checks still to come today: the refresh waits, the profile check goes.
+    // Next day, 00:30: the profile and one new post are read; the five older posts' refresh would
+    // leave nothing for the profile check the day still owes: it waits.
     for (const id of ids) side.update(id, { likes: 200 });
     w.advance(11.5 * HOUR);
+    side.addPost(6, new Date(w.api.clock.now() - 60_000).toISOString());
     await w.tick();
     const account = await w.get(side.record);
     assert.equal(account.tracking.lastCheckedAt, new Date(w.api.clock.now()).toISOString(), 'the profile was checked');
     assert.equal(lookups().length, 1, 'no post lookup');
     const waited = await w.get(side.path);
     assert.equal(postById(waited, ids[0]!).metrics.likes, 100);
-    assert.equal(await reads('2026-11-24'), 1);
+    assert.equal(await reads('2026-11-24'), 2);
 
-    // 23:30: one profile check is left today; the budget now holds the refresh too.
+    // 23:30: the profile was billed today, so its re-check is free and keeps nothing back; the refresh goes.
     w.advance(23 * HOUR);
     await w.tick();
     assert.equal(lookups().length, 2);
