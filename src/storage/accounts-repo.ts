@@ -5,6 +5,7 @@ import type { Account, AccountSort, AccountStatus } from '../domain/account.ts';
 import type { Platform } from '../domain/platforms.ts';
 import { ACCOUNT_COLUMNS, toAccount } from './accounts-map.ts';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
+import { preparedQuery } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;
@@ -37,9 +38,14 @@ export function selectAccountsByName(db: Db, refs: readonly AccountRef[]) {
     .where((eb) => eb.or(refs.map((r) => eb.and([eb('platform', '=', r.platform), eb('username_key', '=', r.key)]))));
 }
 
+// The API's hottest read, compiled once (storage/prepared.ts).
+const accountByName = preparedQuery((db: Db, platform: string, key: string) =>
+  selectAccountByName(db, { platform: platform as Platform, key }),
+);
+
 /** One tracked account, or null (untracked accounts are hidden until re-imported). */
 export async function findAccount(db: Db, ref: AccountRef): Promise<Account | null> {
-  const row = await selectAccountByName(db, ref).executeTakeFirst();
+  const [row] = await accountByName(db, ref.platform, ref.key);
   return row === undefined || row.untracked_at !== null ? null : toAccount(row);
 }
 
