@@ -1,7 +1,10 @@
 // Queries built and compiled once per connection pool, then run with new values. Kysely builds and
 // compiles a query on every call, which costs more than the lookup itself on the hottest read (one
-// account by name); this keeps the query written with Kysely's builder and skips that work.
+// account by name); this keeps the query written with Kysely's builder and skips that work. On
+// PostgreSQL the server keeps them prepared too (dialects/named-statements.ts); SQLite's
+// connections reuse their prepared statements already (dialects/sqlite.ts).
 import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+import { keepPrepared } from './dialects/named-statements.ts';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;
@@ -30,6 +33,7 @@ export function preparedQuery<A extends readonly string[], R>(
         throw new Error('a prepared query must use each argument as exactly one parameter');
       return slot;
     });
+    keepPrepared(query.sql);
     return { query, slots };
   };
   return async (db, ...args) => {

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { preparedQuery } from '../../src/storage/prepared.ts';
-import { dialectName, freshStores } from '../helpers/store-url.ts';
+import { openStore } from '../../src/storage/store.ts';
+import { dialectName, freshStores, freshStoreUrl } from '../helpers/store-url.ts';
 
 describe(`prepared queries on ${dialectName}`, () => {
   it('answers each call with its own arguments, from one compiled query', async (t) => {
@@ -37,5 +38,20 @@ describe(`prepared queries on ${dialectName}`, () => {
       d.selectFrom('api_keys').select('id').where(sql.lit(id), '=', 'x'),
     );
     await assert.rejects(inlined(db, 'key_a'), /exactly one parameter/);
+  });
+
+  it('is kept prepared by the PostgreSQL connection that ran it', { skip: dialectName !== 'postgres' }, async (t) => {
+    const location = await freshStoreUrl();
+    const store = await openStore(location.url, { poolSize: 1 });
+    t.after(async () => {
+      await store.close();
+      await location.drop();
+    });
+    const keyOf = preparedQuery((d: typeof store.db, id: string) =>
+      d.selectFrom('api_keys').select('username').where('id', '=', id),
+    );
+    for (const id of ['key_a', 'key_b', 'key_c']) assert.deepEqual(await keyOf(store.db, id), []);
+    const { rows } = await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(store.db);
+    assert.equal(rows.filter((row) => row.statement.includes('"api_keys"')).length, 1, JSON.stringify(rows));
   });
 });
