@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { composeApp } from './compose.ts';
 import type { AppDeps } from './http/deps.ts';
-import { createLogger } from './logger.ts';
+import { createLogger, flushLogger } from './logger.ts';
 import { deliverFirstAdminKey, keyFileDir } from './services/bootstrap-admin.ts';
 import { announceServer, localUrl } from './services/running-server.ts';
 
@@ -53,19 +53,21 @@ function onSignals(logger: Logger, deadlineMs: number, stop: () => Promise<void>
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    // process.exit writes out what the logger still holds (pino flushes on `exit`); a clean stop
+    // waits for it first, so that the last lines are not left to that.
     const deadline = setTimeout(() => {
       logger.error({ deadlineMs }, 'shutdown deadline reached; exiting with work still open');
-      logger.flush?.();
       process.exit(1);
     }, deadlineMs);
     deadline.unref();
     try {
       await stop();
       logger.info('stopped');
-      logger.flush?.();
+      await flushLogger(logger);
       process.exit(0);
     } catch (error) {
       logger.error({ err: error }, 'shutdown failed');
+      await flushLogger(logger);
       process.exit(1);
     }
   };

@@ -1,10 +1,10 @@
 // PostgreSQL for the scale-out benches: whether the server is there, a fresh schema per run (the
-// way test/helpers/store-url.ts isolates tests), and a fast fill of checked accounts.
+// way test/helpers/store-url.ts isolates tests), and what the planner makes of the accounts table.
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import pg from 'pg';
+import { selectAccountByName } from '../../src/storage/accounts-repo.ts';
 import { openStore } from '../../src/storage/store.ts';
-import { checkedVariants, DAY } from './accounts-fixture.ts';
 
 /** The server and database the benches use; a fresh schema in it per run. */
 export const BENCH_POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -51,45 +51,18 @@ export async function freshBenchSchema(prefix: string): Promise<BenchSchema | { 
 }
 
 /**
- * Creates the schema through perch's own migrations, then inserts `count` checked X accounts
- * (`user0000001` …, the same rows as fillCheckedAccounts writes to SQLite): the 1,000 JSON
- * variants go over the wire once, and the server expands them with generate_series. Then
- * ANALYZE (fresh statistics for the planner) and a CHECKPOINT, so that writing the fill out does
- * not compete with the measured runs.
+ * Whether PostgreSQL has statistics for `accounts` (ANALYZE, by hand or by autovacuum), and the
+ * first line of the plan of perch's own lookup of one account by name (which index it reads).
  */
-export async function fillCheckedAccountsPostgres(url: string, count: number): Promise<void> {
-  const store = await openStore(url, { poolSize: 1 });
-  await sql`select 1`.execute(store.db);
-  await store.close();
-  const now = Date.now();
-  const variants = checkedVariants(now);
-  await withClient(url, async (client) => {
-    await client.query(
-      'create temporary table bench_variants (k integer primary key, profile text, metrics text, analysis text, followers bigint, change7d bigint)',
-    );
-    await client.query(
-      `insert into bench_variants select * from unnest($1::integer[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[])`,
-      [
-        variants.map((_, k) => k),
-        variants.map((v) => v.profile),
-        variants.map((v) => v.metrics),
-        variants.map((v) => v.analysis),
-        variants.map((v) => v.followers),
-        variants.map((v) => v.change7d),
-      ],
-    );
-    await client.query(
-      `insert into accounts (platform, username, username_key, platform_user_id, status, tags, profile, metrics, analysis,
-         followers, followers_change_7d, tracked_since, last_checked_at, next_check_at, created_at, updated_at)
-       select 'x', n.name, n.name, (10000000 + i)::text, 'active', '["bench"]', v.profile, v.metrics, v.analysis,
-         v.followers, v.change7d, $2::bigint, $3::bigint, $4::bigint, $2::bigint, $3::bigint
-       from generate_series(1, $1::integer) as i
-       cross join lateral (select 'user' || lpad(i::text, greatest(7, length(i::text)), '0') as name) as n
-       join bench_variants v on v.k = i % 1000`,
-      [count, now - 30 * DAY, now - 600_000, now + 3_000_000],
-    );
-    await client.query('analyze accounts');
-    // Superuser only; without it the fill is merely written out a little later.
-    await client.query('checkpoint').catch(() => {});
-  });
+export async function accountLookupPlan(url: string, name: string): Promise<{ analysed: boolean; plan: string }> {
+  const store = await openStore(url, { migrate: false, poolSize: 1 });
+  try {
+    const { rows } = await sql<{ analysed: boolean }>`
+      select (last_analyze is not null or last_autoanalyze is not null) as analysed
+      from pg_stat_user_tables where relid = 'accounts'::regclass`.execute(store.reader);
+    const plan = await selectAccountByName(store.reader, { platform: 'x', key: name }).explain();
+    return { analysed: rows[0]?.analysed ?? false, plan: String(plan[0]?.['QUERY PLAN'] ?? '') };
+  } finally {
+    await store.close();
+  }
 }

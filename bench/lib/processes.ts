@@ -1,9 +1,16 @@
 // Starting and stopping the processes a bench measures: the real perch server and the baselines.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * How every bench starts perch (Node's arguments before the sub-command): the way the README tells
+ * a user to start it. When the documented command changes, change it here and nowhere else.
+ */
+export const PERCH_COMMAND: readonly string[] = ['dist/src/main.js'];
 export const ADMIN_KEY = 'bench-admin-key-0123456789abcdefghijklmnopqrstuv';
 export const KEY_HASH_SECRET = 'bench-key-hash-secret-0123456789abcdefghijklmnop';
 
@@ -76,9 +83,18 @@ function profileArgs(): string[] {
   return dir === undefined || dir === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`];
 }
 
+export interface PerchOptions {
+  /** Where perch's standard output (its log) goes, as a process manager would keep it; discarded without. */
+  logFile?: string;
+}
+
 /** The real app through its command line (`perch serve`), on a store at `dbPath`, tracker off, no rate limit to speak of. */
-export async function startPerch(dbPath: string, env: Record<string, string> = {}): Promise<Server> {
-  return startPerchCommand('serve', `file:${dbPath}`, env);
+export async function startPerch(
+  dbPath: string,
+  env: Record<string, string> = {},
+  options: PerchOptions = {},
+): Promise<Server> {
+  return startPerchCommand('serve', `file:${dbPath}`, env, options);
 }
 
 /**
@@ -90,12 +106,14 @@ export async function startPerchCommand(
   command: 'serve' | 'api' | 'worker',
   databaseUrl: string,
   env: Record<string, string> = {},
+  options: PerchOptions = {},
 ): Promise<Server> {
   const port = await freePort();
+  const log = options.logFile === undefined ? 'ignore' : openSync(options.logFile, 'a');
   const child = track(
-    spawn(process.execPath, [...profileArgs(), '--import', 'tsx', 'src/main.ts', command], {
+    spawn(process.execPath, [...profileArgs(), ...PERCH_COMMAND, command], {
       cwd: REPO_ROOT,
-      stdio: ['ignore', 'ignore', 'inherit'],
+      stdio: ['ignore', log, 'inherit'],
       env: {
         ...process.env,
         [command === 'worker' ? 'WORKER_PORT' : 'PORT']: String(port),
@@ -110,6 +128,7 @@ export async function startPerchCommand(
       },
     }),
   );
+  if (typeof log === 'number') closeSync(log); // the child holds its own copy
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitReady(child, `${url}/api/health/live`);

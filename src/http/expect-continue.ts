@@ -7,10 +7,10 @@ import type { FastifyInstance } from 'fastify';
 export function registerExpectContinue(app: FastifyInstance): void {
   // With a listener, Node leaves the interim response to us and does not emit 'request' itself.
   app.server.on('checkContinue', (request, response) => app.server.emit('request', request, response));
-  app.addHook('preParsing', async (request, reply, payload) => {
+  app.addHook('preParsing', (request, reply, payload, done) => {
     const expect = request.headers.expect;
     if (typeof expect === 'string' && expect.toLowerCase() === '100-continue' && !reply.raw.headersSent)
       reply.raw.writeContinue();
-    return payload;
+    done(null, payload);
   });
 }

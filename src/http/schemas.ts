@@ -1,9 +1,17 @@
 // TypeBox schemas shared by several routes: the problem document, the account record and its analysis.
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Kind, Type, type Static, type TNull, type TSchema, type TUnion, type TUnsafe } from '@sinclair/typebox';
 import { ACCOUNT_STATUSES } from '../domain/account.ts';
 import { PLATFORMS } from '../domain/platforms.ts';
 
-export const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+/**
+ * `schema` or null, written `type: [T, "null"]` where the schema has one type: the same values as
+ * `anyOf: [T, null]`, but the response serializer tells them apart by a typeof check instead of
+ * validating the value against T (for the account's analysis, a schema of some fifty fields).
+ */
+export const nullable = <T extends TSchema>(schema: T): TUnsafe<Static<T> | null> | TUnion<[T, TNull]> =>
+  typeof schema.type === 'string'
+    ? Type.Unsafe<Static<T> | null>({ ...schema, [Kind]: 'Unsafe', type: [schema.type, 'null'] })
+    : Type.Union([schema, Type.Null()]);
 /** A string that is one of `values`, as a plain JSON Schema enum (typed, and cheap to validate). */
 export const literals = <const T extends readonly string[]>(values: T) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });

@@ -5,7 +5,7 @@ import { PerchError } from '../domain/errors.ts';
 import { sendProblem } from './errors.ts';
 
 export function registerSecurityHeaders(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-content-type-options', 'nosniff');
     reply.header('x-frame-options', 'DENY');
     reply.header('referrer-policy', 'no-referrer');
@@ -16,7 +16,7 @@ export function registerSecurityHeaders(app: FastifyInstance): void {
       reply.header('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
       reply.header('cache-control', 'no-store');
     }
-    return payload;
+    done(null, payload);
   });
 }
 
@@ -26,13 +26,14 @@ export function registerShutdownGate(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (_request, reply) => {
-    if (closing)
-      return sendProblem(
-        reply,
-        new PerchError('shutting_down', 'The server is shutting down; retry on another instance or shortly.'),
-        { connection: 'close', 'retry-after': '5' },
-      );
+  // With `done` (see app.ts); answering from such a hook means not calling it.
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) return done();
+    sendProblem(
+      reply,
+      new PerchError('shutting_down', 'The server is shutting down; retry on another instance or shortly.'),
+      { connection: 'close', 'retry-after': '5' },
+    );
   });
 }
 
@@ -53,10 +54,10 @@ function encoded(request: FastifyRequest): boolean {
  * with Accept-Encoding saying what would do (RFC 9110 §15.5.16).
  */
 export function registerIdentityEncodingOnly(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     // Unknown paths keep their 404/405: there is no body to judge there.
-    if (request.is404 || !hasBody(request) || !encoded(request)) return;
-    return sendProblem(
+    if (request.is404 || !hasBody(request) || !encoded(request)) return done();
+    sendProblem(
       reply,
       new PerchError(
         'unsupported_media_type',

@@ -5,6 +5,7 @@ import type { Account, AccountSort, AccountStatus } from '../domain/account.ts';
 import type { Platform } from '../domain/platforms.ts';
 import { ACCOUNT_COLUMNS, toAccount } from './accounts-map.ts';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
+import { preparedQuery } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;
@@ -14,41 +15,58 @@ export interface AccountRef {
   key: string;
 }
 
+// Lookups by name say only `platform = ? and username_key = ?`: that matches the unique index
+// (platform, username_key) exactly, so PostgreSQL takes it whatever its statistics say. With
+// `untracked_at is null` in the query too, a table without statistics (right after an import,
+// before any ANALYZE) looked cheaper through the partial index accounts_by_status, which walks
+// every account of the platform. Untracked rows are left out here, after the one-row read.
+
+/** The query behind findAccount, tracked or not (exported so that a test can read its plan). */
+export function selectAccountByName(db: Db, ref: AccountRef) {
+  return db
+    .selectFrom('accounts')
+    .select([...ACCOUNT_COLUMNS, 'untracked_at'])
+    .where('platform', '=', ref.platform)
+    .where('username_key', '=', ref.key);
+}
+
+/** The query behind findAccounts, tracked or not (exported so that a test can read its plan). */
+export function selectAccountsByName(db: Db, refs: readonly AccountRef[]) {
+  return db
+    .selectFrom('accounts')
+    .select([...ACCOUNT_COLUMNS, 'username_key', 'untracked_at'])
+    .where((eb) => eb.or(refs.map((r) => eb.and([eb('platform', '=', r.platform), eb('username_key', '=', r.key)]))));
+}
+
+// The API's hottest read, compiled once (storage/prepared.ts).
+const accountByName = preparedQuery((db: Db, platform: string, key: string) =>
+  selectAccountByName(db, { platform: platform as Platform, key }),
+);
+
 /** One tracked account, or null (untracked accounts are hidden until re-imported). */
 export async function findAccount(db: Db, ref: AccountRef): Promise<Account | null> {
-  const row = await db
-    .selectFrom('accounts')
-    .select(ACCOUNT_COLUMNS)
-    .where('platform', '=', ref.platform)
-    .where('username_key', '=', ref.key)
-    .where('untracked_at', 'is', null)
-    .executeTakeFirst();
-  return row === undefined ? null : toAccount(row);
+  const [row] = await accountByName(db, ref.platform, ref.key);
+  return row === undefined || row.untracked_at !== null ? null : toAccount(row);
 }
 
 /** The row id of a tracked account (untracked ones are hidden, as everywhere in the API), or null. */
 export async function findAccountRowId(db: Db, ref: AccountRef): Promise<number | null> {
   const row = await db
     .selectFrom('accounts')
-    .select('id')
+    .select(['id', 'untracked_at'])
     .where('platform', '=', ref.platform)
     .where('username_key', '=', ref.key)
-    .where('untracked_at', 'is', null)
     .executeTakeFirst();
-  return row === undefined ? null : row.id;
+  return row === undefined || row.untracked_at !== null ? null : row.id;
 }
 
 /** Several accounts in one query; the result follows the order of `refs`, absent ones omitted. */
 export async function findAccounts(db: Db, refs: readonly AccountRef[]): Promise<Map<string, Account>> {
   const found = new Map<string, Account>();
   if (refs.length === 0) return found;
-  const rows = await db
-    .selectFrom('accounts')
-    .select([...ACCOUNT_COLUMNS, 'username_key'])
-    .where('untracked_at', 'is', null)
-    .where((eb) => eb.or(refs.map((r) => eb.and([eb('platform', '=', r.platform), eb('username_key', '=', r.key)]))))
-    .execute();
-  for (const row of rows) found.set(`${row.platform}:${row.username_key}`, toAccount(row));
+  const rows = await selectAccountsByName(db, refs).execute();
+  for (const row of rows)
+    if (row.untracked_at === null) found.set(`${row.platform}:${row.username_key}`, toAccount(row));
   return found;
 }
 
@@ -144,12 +162,11 @@ export async function updateAccount(
 ): Promise<Account | null> {
   const current = await db
     .selectFrom('accounts')
-    .select(['id', 'status', 'last_checked_at'])
+    .select(['id', 'status', 'last_checked_at', 'untracked_at'])
     .where('platform', '=', ref.platform)
     .where('username_key', '=', ref.key)
-    .where('untracked_at', 'is', null)
     .executeTakeFirst();
-  if (!current) return null;
+  if (!current || current.untracked_at !== null) return null;
   const values: Record<string, unknown> = { updated_at: now };
   if (change.tags !== undefined) values.tags = JSON.stringify(change.tags);
   if (change.note !== undefined) values.note = change.note;
@@ -175,13 +192,13 @@ export async function updateAccount(
 
 /** Stops tracking. Without purge the row and its history stay (a re-import reactivates it). */
 export async function untrackAccount(db: Db, ref: AccountRef, purge: boolean, now: number): Promise<boolean> {
-  const where = db
+  const row = await db
     .selectFrom('accounts')
-    .select('id')
+    .select(['id', 'untracked_at'])
     .where('platform', '=', ref.platform)
-    .where('username_key', '=', ref.key);
-  const row = await (purge ? where : where.where('untracked_at', 'is', null)).executeTakeFirst();
-  if (!row) return false;
+    .where('username_key', '=', ref.key)
+    .executeTakeFirst();
+  if (!row || (!purge && row.untracked_at !== null)) return false;
   if (purge) {
     await db.deleteFrom('accounts').where('id', '=', row.id).execute();
   } else {

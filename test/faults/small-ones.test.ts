@@ -28,6 +28,8 @@ describe('small ones', () => {
       ADMIN_API_KEY: ADMIN_KEY,
       KEY_HASH_SECRET: SECRET,
       SHUTDOWN_TIMEOUT: '1s',
+      // A request's arrival is logged at debug (the access line comes when it is answered).
+      LOG_LEVEL: 'debug',
     });
     t.after(() => location.drop());
     // An upload that never finishes keeps a request open through the drain.

@@ -195,7 +195,7 @@ describe('API keys', () => {
       await test.app.inject({ method: 'GET', url: '/api/me', headers: { 'x-api-key': key.apiKey } });
     }
     const logs = test.logs.join('');
-    assert.ok(logs.includes('incoming request'), 'requests were logged');
+    assert.ok(logs.includes('request completed'), 'requests were logged');
     const rows = JSON.stringify([
       await test.deps.store.db.selectFrom('api_keys').selectAll().execute(),
       await test.deps.store.db.selectFrom('idempotency_keys').selectAll().execute(),

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type { Database } from '../schema.ts';
 import type { DialectCapabilities } from './capabilities.ts';
+import { preparedName } from './named-statements.ts';
 import { dueNotifications } from './postgres-notify.ts';
 
 export const postgresCapabilities: DialectCapabilities = {
@@ -82,6 +83,20 @@ const types = {
       : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
+/**
+ * Kysely sends `query(text, values)`; a text registered in named-statements.ts goes as a named
+ * statement instead, which pg parses on the connection once and then only binds and runs. (A
+ * pooler in transaction mode needs its support for prepared statements turned on for this.)
+ */
+function runRegisteredAsNamed(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  client.query = ((...args: unknown[]) => {
+    const [text, values] = args;
+    const name = typeof text === 'string' && args.length <= 2 ? preparedName(text) : undefined;
+    return name === undefined ? query(...args) : query({ name, text, values });
+  }) as typeof client.query;
+}
+
 export interface PostgresHandles {
   db: Kysely<Database>;
 }
@@ -105,7 +120,10 @@ export function openPostgres(
   // checked out, and a connection dropped then (57P01 on a restart) is an unhandled 'error' event
   // that ends the process. Every client gets a listener of its own for its whole life; the query
   // in flight fails on its own (a 503), and the broken client is discarded when it is released.
-  pool.on('connect', (client) => client.on('error', onConnectionError));
+  pool.on('connect', (client) => {
+    client.on('error', onConnectionError);
+    runRegisteredAsNamed(client);
+  });
   // The pool re-emits an idle client's error; the listener above has already been told of it.
   pool.on('error', () => {});
   return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }) };
