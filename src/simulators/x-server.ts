@@ -1,6 +1,8 @@
 // A local X API v2 over real HTTP for tests, the demo and benchmarks: `GET /2/users/by`,
 // `GET /2/users`, `GET /2/users/:id/tweets` and `GET /2/tweets` in X's wire format (https://api.x.com/2/openapi.json),
-// with bearer auth, per-endpoint rate limits, scripted faults and a request log.
+// with bearer auth, per-endpoint rate limits, scripted faults, a request log, and X's pay-per-use
+// bill: every user and post returned in `data` is billable once per UTC day (X deduplicates a
+// resource read again the same day).
 import { badParameters } from './x-parameters.ts';
 import type { XEndpoint } from './x-types.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -50,7 +52,9 @@ export interface FakeX {
   readonly tooManyRequests: number;
   /** How many lookup responses carried this user (found or suspended) since the last resetStats(). */
   lookupsOf(userId: string): number;
-  /** Clears the request log, lookup counts and the 429 count. */
+  /** What X would bill: distinct users and posts returned per UTC day (of the fake's clock). */
+  bill(): Map<string, { users: number; posts: number }>;
+  /** Clears the request log, lookup counts and the 429 count (not the bill). */
   resetStats(): void;
   /** How rate limits are announced: X's `x-rate-limit-*` on every response, or only `Retry-After` on 429s. */
   rateLimitHeaders: 'x-rate-limit' | 'retry-after';
@@ -97,6 +101,18 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
   const requests: LoggedRequest[] = [];
   const lookupCounts = new Map<string, number>();
   let tooManyRequests = 0;
+  const billed = new Map<string, { users: Set<string>; posts: Set<string> }>();
+
+  /** Adds the resources of a 200's `data` to the day's bill; a resource already on it costs nothing. */
+  const charge = (endpoint: XEndpoint, body: Record<string, unknown>): Record<string, unknown> => {
+    const data = Array.isArray(body.data) ? (body.data as { id?: unknown }[]) : [];
+    const day = new Date(clock.now()).toISOString().slice(0, 10);
+    const bill = billed.get(day) ?? { users: new Set<string>(), posts: new Set<string>() };
+    billed.set(day, bill);
+    const kind = endpoint === 'users' || endpoint === 'users_by' ? bill.users : bill.posts;
+    for (const item of data) if (typeof item.id === 'string') kind.add(item.id);
+    return body;
+  };
 
   const countLookup = (user: FakeXUser): void => {
     lookupCounts.set(user.id, (lookupCounts.get(user.id) ?? 0) + 1);
@@ -129,9 +145,11 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
     const pathId = timeline?.[1] ?? null;
     const invalid = badParameters(endpoint, url.searchParams, pathId);
     if (invalid !== null) return send(400, invalid, { ...headers, ...PROBLEM });
-    if (endpoint === 'tweets') return send(200, timelineBody(world, pathId ?? '', url.searchParams), headers);
-    if (endpoint === 'tweets_by_ids') return send(200, tweetsBody(world, url.searchParams), headers);
-    return send(200, lookupBody(world, endpoint, url.searchParams, fake.usePostCountField, countLookup), headers);
+    if (endpoint === 'tweets')
+      return send(200, charge(endpoint, timelineBody(world, pathId ?? '', url.searchParams)), headers);
+    if (endpoint === 'tweets_by_ids') return send(200, charge(endpoint, tweetsBody(world, url.searchParams)), headers);
+    const users = lookupBody(world, endpoint, url.searchParams, fake.usePostCountField, countLookup);
+    return send(200, charge(endpoint, users), headers);
   }
 
   const server = await listen((req, res) => {
@@ -159,6 +177,8 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
       return tooManyRequests;
     },
     lookupsOf: (userId) => lookupCounts.get(userId) ?? 0,
+    bill: () =>
+      new Map([...billed].map(([day, bill]) => [day, { users: bill.users.size, posts: bill.posts.size }] as const)),
     resetStats: () => {
       requests.length = 0;
       lookupCounts.clear();

@@ -71,7 +71,10 @@ export async function fetchNewPosts(
   const worker = async () => {
     while (next < covered.length && !signal.aborted && !skipRest) {
       const item = covered[next++];
-      if (item) billed += await readTimeline(item);
+      if (!item) break;
+      // Read first, then add: `billed += await …` would add to the total as it was before the await.
+      const read = await readTimeline(item);
+      billed += read;
     }
   };
   try {
