@@ -35,6 +35,8 @@ async function openBenchStore(
     DATABASE_URL: `file:${join(dir, `${name}.db`)}`,
     KEY_HASH_SECRET: 'bench-key-hash-secret-0123456789abcdefghijklmnop',
     X_DAILY_READ_BUDGET: '1000000000',
+    // X's monthly post-read cap would stop the first timeline reads of 100,000 accounts: unlimited X here.
+    X_MONTHLY_POST_CAP: '1000000000000',
   });
   const store = await openStore(config.databaseUrl);
   const csv = `username\n${Array.from({ length: ACCOUNTS }, (_, i) => `user${i}`).join('\n')}\n`;
@@ -67,12 +69,22 @@ try {
   heading(`Unlimited local X: ${fmt.int(ACCOUNTS)} accounts, ${POSTING_SHARE * 100}% with a new post each round`);
   const { store, config } = await openBenchStore(dir, 'unlimited');
   const t = tracker(store, config, fake.url);
+  // The user's case: every newly imported account has posted, so its first check reads its timeline too.
+  await fake.ask({ type: 'post', fraction: 1 });
   let started = performance.now();
-  await t.tick();
+  let cpu = process.cpuUsage();
+  const first = await t.tick();
+  const firstSeconds = (performance.now() - started) / 1000;
+  const firstCpu = process.cpuUsage(cpu);
+  const firstRate = first.checked / firstSeconds;
+  const firstStats = (await fake.ask({ type: 'stats' })).stats;
   figure(
-    'first round (resolve names, read timelines)',
-    `${fmt.int(ACCOUNTS / ((performance.now() - started) / 1000))}/s`,
+    'first checks (resolve names, first timeline reads)',
+    `${fmt.int(firstRate)}/s`,
+    `${fmt.int(firstStats?.lookupOk ?? 0)} lookups, ${fmt.int(firstStats?.timelineRequests ?? 0)} timeline reads, ` +
+      `${((firstCpu.user + firstCpu.system) / 1000 / Math.max(1, first.checked)).toFixed(3)} ms CPU per account in perch`,
   );
+  verdicts.push(target('first checks per second', `${fmt.int(firstRate)}/s`, '≥ 5,000/s', firstRate >= 5_000));
   const ids = (await store.db.selectFrom('accounts').select('platform_user_id').execute()).map(
     (r) => r.platform_user_id ?? '',
   );
@@ -82,16 +94,22 @@ try {
     await fake.ask({ type: 'post', fraction: POSTING_SHARE });
     await makeAllDue(store);
     started = performance.now();
+    cpu = process.cpuUsage();
     const report = await t.tick();
+    const used = process.cpuUsage(cpu);
     const rate = report.checked / ((performance.now() - started) / 1000);
     rates.push(rate);
-    figure(`round ${round}: ${fmt.int(report.checked)} refreshed`, `${fmt.int(rate)}/s`);
+    figure(
+      `round ${round}: ${fmt.int(report.checked)} refreshed`,
+      `${fmt.int(rate)}/s`,
+      `${((used.user + used.system) / 1000 / Math.max(1, report.checked)).toFixed(3)} ms CPU per account`,
+    );
   }
   const { stats } = await fake.ask({ type: 'stats' });
   const baseline = await clientLookupRate(fake.url, TOKEN, ids);
   figure('baseline: X client alone, lookups by id', `${fmt.int(baseline)}/s`, 'no storage, no timelines');
   const mean = rates.reduce((a, b) => a + b, 0) / rates.length;
-  verdicts.push(target('account refreshes per second (rounds 1-3)', `${fmt.int(mean)}/s`, '≥ 5,000/s', mean >= 5_000));
+  verdicts.push(target('steady refreshes per second (rounds 1-3)', `${fmt.int(mean)}/s`, '≥ 10,000/s', mean >= 10_000));
   figure('share of the baseline', fmt.ratio(mean / baseline));
   const perRequest = (stats?.lookupKeys ?? 0) / Math.max(1, stats?.lookupOk ?? 1);
   figure(
