@@ -18,7 +18,7 @@ import { createWebhook } from '../src/services/webhooks.ts';
 import { recordEvents } from '../src/storage/events-repo.ts';
 import { openStore } from '../src/storage/store.ts';
 import { trackerSettings } from '../src/tracker/create-tracker.ts';
-import { spendPlans } from '../src/tracker/spend-plan.ts';
+import { spendPlans } from '../src/limits/spend-plan.ts';
 import { Tracker } from '../src/tracker/tracker.ts';
 import { createDeliverer } from '../src/webhooks/create-deliverer.ts';
 import { startFakeXChild } from './lib/fake-x.ts';

@@ -13,7 +13,7 @@ import { systemClock } from '../src/clock.ts';
 import { commitImport, planImport } from '../src/services/import-accounts.ts';
 import { openStore, type Store } from '../src/storage/store.ts';
 import { trackerSettings } from '../src/tracker/create-tracker.ts';
-import { spendPlans } from '../src/tracker/spend-plan.ts';
+import { spendPlans } from '../src/limits/spend-plan.ts';
 import { Tracker } from '../src/tracker/tracker.ts';
 import { startFakeXChild } from './lib/fake-x.ts';
 import { clientLookupRate } from './lib/x-client-baseline.ts';

@@ -33,6 +33,7 @@ import importRoutes from './http/routes/imports.ts';
 import insertRoutes from './http/routes/insert.ts';
 import meRoutes from './http/routes/me.ts';
 import metricsRoutes from './http/routes/metrics.ts';
+import usageRoutes from './http/routes/usage.ts';
 import webhookRoutes from './http/routes/webhooks.ts';
 import uiRoutes from './ui/routes.ts';
 
@@ -137,6 +138,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   await app.register(insertRoutes, deps);
   await app.register(adminAccountRoutes, deps);
   await app.register(importRoutes, deps);
+  await app.register(usageRoutes, deps);
   await app.register(apiKeyRoutes, deps);
   await app.register(eventRoutes, deps);
   await app.register(eventStreamRoutes, deps);

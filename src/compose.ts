@@ -20,6 +20,7 @@ import { SERVER_BUSY_TIMEOUT_MS, openStore } from './storage/store.ts';
 import type { Tracker } from './tracker/tracker.ts';
 import type { Deliverer } from './webhooks/deliverer.ts';
 import { systemClock, type Clock, type SleepingClock } from './clock.ts';
+import { readSpend } from './services/spend.ts';
 
 export const VERSION = (JSON.parse(readFileSync(join(PERCH_HOME, 'package.json'), 'utf8')) as { version: string })
   .version;
@@ -56,7 +57,7 @@ export async function composeApp(
       options.logger.warn({ err: error }, 'store connection lost; it is replaced on the next use'),
   });
   try {
-    const metrics = createMetrics(store, clock, config.metricsIntervalMs);
+    const metrics = createMetrics(store, clock, config.metricsIntervalMs, () => readSpend(store, config, clock.now()));
     const role = options.role ?? 'serve';
     const runsTracker = role === 'worker' || (role === 'serve' && config.tracker);
     // The tracker and the deliverer (and what they load: platform clients, text models) are

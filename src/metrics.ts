@@ -7,6 +7,8 @@ import { LOST_AFTER_MS } from './domain/tracker-status.ts';
 import type { Clock } from './clock.ts';
 import { createSnapshotCache } from './services/snapshot-cache.ts';
 import type { Store } from './storage/store.ts';
+import type { SpendSummary } from './services/spend.ts';
+import type { SnapshotCache } from './services/snapshot-cache.ts';
 import { recentTrackers } from './storage/tracker-processes-repo.ts';
 import { countByStatus, countDue } from './storage/tracking-repo.ts';
 import type { TrackerMetrics } from './tracker/context.ts';
@@ -29,7 +31,12 @@ async function readStoreCounts(store: Store, now: number) {
   return { byStatus, due, trackers };
 }
 
-export function createMetrics(store: Store, clock: Clock, intervalMs = 15_000): Metrics {
+export function createMetrics(
+  store: Store,
+  clock: Clock,
+  intervalMs = 15_000,
+  readSpendNow: (() => Promise<SpendSummary>) | null = null,
+): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'perch_' });
   const storeReads = new Counter({
@@ -106,6 +113,7 @@ export function createMetrics(store: Store, clock: Clock, intervalMs = 15_000): 
       }
     },
   });
+  if (readSpendNow) spendGauges(registry, createSnapshotCache(readSpendNow, intervalMs, clock));
   return {
     registry,
     webhooks: webhookMetrics(registry, store, clock),
@@ -118,4 +126,56 @@ export function createMetrics(store: Store, clock: Clock, intervalMs = 15_000): 
       accountChecked: (platform, result) => checks.inc({ platform, result }),
     },
   };
+}
+
+/** X's spend from the ledger: today, this month, the projection, and each budget's limit and use. */
+function spendGauges(registry: Registry, spend: SnapshotCache<SpendSummary>): void {
+  new Gauge({
+    name: 'perch_x_spend_usd',
+    help: "What X billed (perch's ledger, after X's same-day deduplication), in US dollars, for the current UTC day or month.",
+    labelNames: ['period'] as const,
+    registers: [registry],
+    async collect() {
+      const s = await spend.get();
+      this.set({ period: 'day' }, s.today.usd);
+      this.set({ period: 'month' }, s.month.usd);
+    },
+  });
+  new Gauge({
+    name: 'perch_x_spend_projected_month_usd',
+    help: "This month's X spend plus the recent pace for the days left, in US dollars.",
+    registers: [registry],
+    async collect() {
+      const s = await spend.get();
+      this.set(s.projectedMonthUsd ?? s.month.usd);
+    },
+  });
+  new Gauge({
+    name: 'perch_x_resources',
+    help: 'Resources X billed (users, posts) in the current UTC day or month.',
+    labelNames: ['kind', 'period'] as const,
+    registers: [registry],
+    async collect() {
+      const s = await spend.get();
+      for (const kind of ['users', 'posts'] as const) {
+        this.set({ kind, period: 'day' }, s.today[kind]);
+        this.set({ kind, period: 'month' }, s.month[kind]);
+      }
+    },
+  });
+  for (const [name, field] of [
+    ['perch_x_budget_limit', 'limit'],
+    ['perch_x_budget_remaining', 'remaining'],
+  ] as const)
+    new Gauge({
+      name,
+      help: `Each X budget's ${field} in its unit (reads, usd, posts) for its current period (day or month).`,
+      labelNames: ['budget', 'unit', 'period'] as const,
+      registers: [registry],
+      async collect() {
+        const s = await spend.get();
+        this.reset();
+        for (const b of s.budgets) this.set({ budget: b.name, unit: b.unit, period: b.period }, b[field]);
+      },
+    });
 }

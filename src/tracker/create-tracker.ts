@@ -5,7 +5,7 @@ import { createBlueskyClient } from '../platforms/bluesky.ts';
 import { createXClient } from '../platforms/x.ts';
 import type { Store } from '../storage/store.ts';
 import type { TrackerMetrics, TrackerSettings } from './context.ts';
-import { spendPlans } from './spend-plan.ts';
+import { spendPlans } from '../limits/spend-plan.ts';
 import { Tracker } from './tracker.ts';
 import { systemClock, type SleepingClock } from '../clock.ts';
 

@@ -10,7 +10,7 @@ import type { Endpoint, PlatformClient } from '../platforms/types.ts';
 import { FREE } from '../domain/spend.ts';
 import type { Store } from '../storage/store.ts';
 import type { PlatformLane } from './context.ts';
-import { READ_METER_LABEL, type SpendPlan } from './spend-plan.ts';
+import { READ_METER_LABEL, type SpendPlan } from '../limits/spend-plan.ts';
 
 export interface Lane extends PlatformLane {
   pausedUntil: number;

@@ -17,7 +17,7 @@ import { Heartbeat } from './heartbeat.ts';
 import { createLane, laneStatus, type Lane } from './lane.ts';
 import { runRound, type RoundDeps, type RoundReport } from './lane-round.ts';
 import { PollingLoop } from './loop.ts';
-import type { SpendPlan } from './spend-plan.ts';
+import type { SpendPlan } from '../limits/spend-plan.ts';
 
 /** An idle lane looks for due work at least this often (a store that cannot notify, a lost notification). */
 const IDLE_POLL_MS = 5_000;

@@ -11,7 +11,7 @@ import { commitImport, planImport } from '../../src/services/import-accounts.ts'
 import { findAccount } from '../../src/storage/accounts-repo.ts';
 import { openStore, type Store } from '../../src/storage/store.ts';
 import { trackerSettings } from '../../src/tracker/create-tracker.ts';
-import { spendPlans } from '../../src/tracker/spend-plan.ts';
+import { spendPlans } from '../../src/limits/spend-plan.ts';
 import { Tracker, type TrackerOptions } from '../../src/tracker/tracker.ts';
 import type { SleepingClock } from '../../src/clock.ts';
 import { startFakeBluesky, type FakeBluesky } from '../../src/simulators/bluesky-server.ts';

@@ -12,6 +12,7 @@ import {
 } from '../../services/tracker-health.ts';
 import { createSnapshotCache } from '../../services/snapshot-cache.ts';
 import { webhooksHealth } from '../../services/webhooks-health.ts';
+import { readSpend, type SpendSummary } from '../../services/spend.ts';
 import type { AppDeps } from '../deps.ts';
 
 const Check = Type.Object(
@@ -25,7 +26,7 @@ const Health = Type.Object(
     role: Type.String({
       description: 'What this process runs: serve (API and tracker), api, or worker (tracker only).',
     }),
-    checks: Type.Object({ store: Check, tracker: Check, webhooks: Type.Optional(Check) }),
+    checks: Type.Object({ store: Check, tracker: Check, webhooks: Type.Optional(Check), spend: Type.Optional(Check) }),
   },
   {
     examples: [
@@ -123,6 +124,16 @@ function trackerCheck(deps: AppDeps, counts: TrackerCounts) {
   };
 }
 
+/** X's spend (Bluesky is free): `warn` while a budget is spent, so a paused tracker is explained. */
+function spendCheck(summary: SpendSummary) {
+  const spent = summary.budgets.filter((b) => b.remaining <= 0);
+  return {
+    status: spent.length > 0 ? ('warn' as const) : ('pass' as const),
+    x: summary,
+    ...(spent.length > 0 ? { notes: spent.map((b) => `X ${b.name} spent: ${b.used} of ${b.limit} ${b.unit}`) } : {}),
+  };
+}
+
 async function withTimeout(work: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -142,6 +153,11 @@ export default async function healthRoutes(app: FastifyInstance, deps: AppDeps) 
       const now = deps.clock.now();
       return readTrackerCounts(deps.store, now, now - RECENT_MS);
     },
+    COUNTS_TTL_MS,
+    deps.clock,
+  );
+  const spend = createSnapshotCache(
+    () => readSpend(deps.store, deps.config, deps.clock.now()),
     COUNTS_TTL_MS,
     deps.clock,
   );
@@ -176,13 +192,21 @@ export default async function healthRoutes(app: FastifyInstance, deps: AppDeps) 
         store === 'pass'
           ? await readWebhooks().catch(() => ({ status: 'warn' as const }))
           : { status: 'warn' as const };
+      const spent =
+        store === 'pass'
+          ? await spend.get().then(spendCheck, () => ({ status: 'warn' as const }))
+          : { status: 'warn' as const };
       const status =
-        store === 'fail' ? 'fail' : tracker.status === 'warn' || webhooks.status === 'warn' ? 'warn' : 'pass';
+        store === 'fail'
+          ? 'fail'
+          : tracker.status === 'warn' || webhooks.status === 'warn' || spent.status === 'warn'
+            ? 'warn'
+            : 'pass';
       const body = {
         status,
         version: deps.version,
         role: deps.role,
-        checks: { store: { status: store, observedMs }, tracker, webhooks },
+        checks: { store: { status: store, observedMs }, tracker, webhooks, spend: spent },
       };
       return reply
         .code(status === 'fail' ? 503 : 200)

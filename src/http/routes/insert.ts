@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { importTooLarge } from '../../domain/csv-import.ts';
 import { PerchError } from '../../domain/errors.ts';
 import { commitImportOnce, planImport } from '../../services/import-accounts.ts';
+import { estimateForImport } from '../../services/spend.ts';
 import { actorOf } from '../auth.ts';
 import type { AppDeps } from '../deps.ts';
 import { onceOf } from '../idempotency.ts';
@@ -38,6 +39,32 @@ const Report = Type.Object(
     rejectedCount: Type.Integer(),
     rejectedTruncated: Type.Boolean(),
     warnings: Type.Array(Type.String()),
+    estimate: Type.Optional(
+      Type.Object(
+        {
+          rateCard: Type.Object({ userUsd: Type.Number(), postUsd: Type.Number() }),
+          platforms: Type.Array(
+            Type.Object({
+              platform: Type.String(),
+              accounts: Type.Integer({ description: 'Accounts this import added (inserted or reactivated).' }),
+              perDayUsd: Type.Number({
+                description:
+                  'Their profile checks: X bills a user at most once a UTC day, however often it is checked.',
+              }),
+              perMonthUsd: Type.Number({ description: 'The same over 30 days.' }),
+              firstReadUsd: Type.Number({
+                description:
+                  'At most, once: their first timeline reads (up to 100 posts each). Posts after that cost what the accounts post.',
+              }),
+            }),
+          ),
+        },
+        {
+          description:
+            'What tracking the added accounts costs at the current TRACK_INTERVAL and rate card (Bluesky: 0).',
+        },
+      ),
+    ),
   },
   {
     examples: [
@@ -199,7 +226,8 @@ export default async function insertRoutes(app: FastifyInstance, deps: AppDeps) 
         { importId: result.body.importId, inserted: result.body.inserted, rejected: result.body.rejectedCount },
         'import committed',
       );
-      return reply.code(200).send(result.body);
+      const estimate = estimateForImport(config, plan.rows, result.body.inserted + result.body.reactivated);
+      return reply.code(200).send({ ...result.body, estimate });
     },
   });
 }

@@ -4,7 +4,7 @@
 import type { Config } from '../config-shape.ts';
 import type { Platform } from '../domain/platforms.ts';
 import { FREE, toMicros, type RateCard } from '../domain/spend.ts';
-import type { Meter } from '../limits/spend-budget.ts';
+import type { Meter } from './spend-budget.ts';
 
 export interface SpendPlan {
   meters: Meter[];
