@@ -89,6 +89,13 @@ test('the dashboard in Chromium', { skip: skipReason() ?? false, timeout: 120_00
       '1',
       '64',
     ]);
+    // X's spend from the ledger, and every budget with what is left.
+    assert.match(
+      await page.locator('#spend caption').innerText(),
+      /\$0\.01 per user read, \$0\.01 per post read|\$0\.01 per user read/,
+    );
+    assert.equal(await page.locator('#spend tbody tr').count(), 3);
+    assert.ok((await page.locator('#budgets tbody tr').count()) >= 2);
     await screenshot(page, 'overview');
   });
 
@@ -165,6 +172,9 @@ test('the dashboard in Chromium', { skip: skipReason() ?? false, timeout: 120_00
       mimeType: 'text/csv',
       buffer: Buffer.from('username\nnewbie\nbad name!\njack\n'),
     });
+    // Before the upload: the file's three rows priced as new X accounts.
+    await page.locator('#cost-before', { hasText: '3 row(s)' }).waitFor();
+    assert.match(await page.locator('#cost-before').innerText(), /about \$0\.03 a day \(\$0\.90 a month\)/);
     await page.getByRole('button', { name: 'Upload' }).click();
     await page.getByRole('heading', { name: 'Import report' }).waitFor();
     const rejected = page.locator('#rejected tbody tr');
@@ -176,6 +186,8 @@ test('the dashboard in Chromium', { skip: skipReason() ?? false, timeout: 120_00
     assert.equal(await page.locator('#upload-progress').getAttribute('value'), '100');
     assert.match(await page.getByRole('status').first().innerText(), /more\.csv: 100 %/);
     assert.equal(await page.locator('#past-imports tbody tr').count(), 2);
+    // After: what the one account it added costs.
+    assert.match(await page.locator('#cost-after').innerText(), /1 x account\(s\), \$0\.01 a day \(\$0\.30 a month\)/);
     await screenshot(page, 'import');
   });
 

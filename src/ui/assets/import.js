@@ -19,7 +19,25 @@
   drop.addEventListener('drop', (event) => {
     event.preventDefault();
     drop.classList.remove('over');
-    if (event.dataTransfer.files.length > 0) input.files = event.dataTransfer.files;
+    if (event.dataTransfer.files.length > 0) {
+      input.files = event.dataTransfer.files;
+      input.dispatchEvent(new Event('change'));
+    }
+  });
+
+  // Before the upload: the file's data rows times one X account's cost (an estimate: a platform
+  // column, duplicates and rejected lines change it; the report after the upload says exactly).
+  const cost = document.getElementById('cost-before');
+  const dollars = (n) => `$${n.toLocaleString('en', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  input.addEventListener('change', async () => {
+    const file = input.files[0];
+    if (!file || !cost) return;
+    const lines = (await file.text()).split(/\r?\n/).filter((line) => line.trim() !== '');
+    const rows = Math.max(0, lines.length - (/^\s*"?username"?\s*(,|$)/i.test(lines[0] ?? '') ? 1 : 0));
+    const per = (name) => Number(cost.dataset[name]);
+    cost.textContent =
+      `${rows.toLocaleString('en')} row(s): if they are all new X accounts, about ${dollars(rows * per('day'))} a day ` +
+      `(${dollars(rows * per('month'))} a month), and once up to ${dollars(rows * per('first'))} for their first timeline reads.`;
   });
 
   form.addEventListener('submit', (event) => {

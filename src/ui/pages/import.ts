@@ -13,12 +13,26 @@ import { num, when } from '../format.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, layout, notice } from '../layout.ts';
 import { sessionOf } from '../session.ts';
+import { estimateForImport } from '../../services/spend.ts';
+import type { TrackingEstimate } from '../../domain/spend.ts';
 
-function reportSection(report: ImportReport): Html {
+const usd = (n: number) => `$${n.toLocaleString('en', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+
+/** What the added accounts will cost (X; Bluesky is free). */
+function estimateText(estimate: TrackingEstimate[]): Html {
+  if (estimate.length === 0) return html`<p id="cost-after">No accounts were added: tracking costs nothing more.</p>`;
+  return html`<p id="cost-after">Tracking the added accounts: ${estimate.map(
+    (e) =>
+      html`${num(e.accounts)} ${e.platform} account(s), ${usd(e.perDayUsd)} a day (${usd(e.perMonthUsd)} a month)${e.firstReadUsd > 0 ? `, and once up to ${usd(e.firstReadUsd)} for their first timeline reads` : ''}. `,
+  )}</p>`;
+}
+
+function reportSection(report: ImportReport, estimate: TrackingEstimate[] = []): Html {
   return html`<section id="report" aria-labelledby="report-title"><h2 id="report-title">Import report</h2>
 <dl class="figures"><dt>Rows read</dt><dd>${num(report.received)}</dd><dt>Inserted</dt><dd>${num(report.inserted)}</dd>
 <dt>Reactivated</dt><dd>${num(report.reactivated)}</dd><dt>Already tracked</dt><dd>${num(report.alreadyTracked)}</dd>
 <dt>Duplicates</dt><dd>${num(report.duplicates)}</dd><dt>Rejected</dt><dd>${num(report.rejectedCount)}</dd></dl>
+${estimateText(estimate)}
 ${report.warnings.map((w) => html`<p class="notice">${w}</p>`)}
 ${rejectedTable(report.rejected, report.rejectedTruncated)}
 <p><a href="/ui/accounts">See the accounts</a></p></section>`;
@@ -31,6 +45,13 @@ function rejectedTable(rejected: Rejection[], truncated: boolean): Html {
 <tbody>${rejected.map((r) => html`<tr><td class="n">${r.line}</td><td><code>${r.value}</code></td><td>${r.reason}</td></tr>`)}</tbody></table></div>`;
 }
 
+/** Before the upload: what one X account costs; import.js multiplies it by the rows of the file picked. */
+function costBefore(deps: AppDeps): Html {
+  const [one] = estimateForImport(deps.config, [{ platform: 'x' }], 1).platforms;
+  if (!one) return html``;
+  return html`<p id="cost-before" class="hint" aria-live="polite" data-day="${one.perDayUsd}" data-month="${one.perMonthUsd}" data-first="${one.firstReadUsd}">Each X account costs about ${usd(one.perDayUsd)} a day (${usd(one.perMonthUsd)} a month) at the current interval, and once up to ${usd(one.firstReadUsd)} for its first timeline read. Bluesky is free.</p>`;
+}
+
 async function importPage(deps: AppDeps, session: UiSession, result: Html, status: string | null): Promise<Html> {
   const past = await listImportPage(deps.store, 20);
   const body = html`<h1>Import</h1>
@@ -40,6 +61,7 @@ async function importPage(deps: AppDeps, session: UiSession, result: Html, statu
   <button type="submit">Upload</button>
   <progress id="upload-progress" max="100" value="0" hidden aria-label="Upload progress"></progress>
   <p id="upload-status" role="status">${status ?? ''}</p>
+  ${costBefore(deps)}
 </form>
 <div id="import-result">${result}</div>
 <section><h2>Past imports</h2>${
@@ -108,7 +130,10 @@ export async function importRoutes(app: FastifyInstance, deps: AppDeps) {
           clock: deps.clock,
         });
         if (report.inserted + report.reactivated > 0) deps.tracker?.notify();
-        return reply.type('text/html; charset=utf-8').send(await send(request, reportSection(report), 'Imported.'));
+        const { platforms } = estimateForImport(deps.config, plan.rows, report.inserted + report.reactivated);
+        return reply
+          .type('text/html; charset=utf-8')
+          .send(await send(request, reportSection(report, platforms), 'Imported.'));
       } catch (thrown) {
         if (!(thrown instanceof PerchError) || thrown.code === 'forbidden') throw thrown;
         // Nothing usable: the problem's detail, and the rejected lines when there are some.

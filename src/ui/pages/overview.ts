@@ -1,5 +1,5 @@
 // Overview: accounts per status and platform, the tracker per platform (due, rate-limit headroom,
-// daily read budget, last tick), the latest events (following the log like the Events page), and
+// daily read budget, last tick), X's spend and budgets, the latest events (following the log like the Events page), and
 // where to start when nothing is tracked yet.
 import type { FastifyInstance } from 'fastify';
 import { ACCOUNT_STATUSES } from '../../domain/account.ts';
@@ -13,6 +13,7 @@ import { html, type Html } from '../html.ts';
 import { layout } from '../layout.ts';
 import { eventsTable, latestEvents } from './events.ts';
 import { sessionOf } from '../session.ts';
+import { readSpend, type SpendSummary } from '../../services/spend.ts';
 
 /** Grouped counts over a million accounts take a while: they are reused for this long, at least. */
 const COUNTS_TTL_MS = 5_000;
@@ -20,6 +21,26 @@ const COUNTS_TTL_MS = 5_000;
 interface Counts {
   byStatus: { platform: string; status: string; n: number }[];
   tracker: TrackerCounts;
+  spend: SpendSummary;
+}
+
+const usd = (n: number) => `$${n.toLocaleString('en', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+
+/** X's spend from the ledger and each budget with what is left; Bluesky is free. */
+function spendTable(spend: SpendSummary): Html {
+  const amount = (unit: string, n: number) => (unit === 'usd' ? usd(n) : `${num(n)} ${unit}`);
+  return html`<div class="table-wrap"><table id="spend">
+<caption>X spend (Bluesky is free): ${usd(spend.rateCard.userUsd)} per user read, ${usd(spend.rateCard.postUsd)} per post read, once per UTC day</caption>
+<thead><tr><th scope="col"></th><th scope="col" class="n">Users</th><th scope="col" class="n">Posts</th><th scope="col" class="n">Dollars</th></tr></thead>
+<tbody><tr><th scope="row">Today (${spend.today.day})</th><td class="n">${num(spend.today.users)}</td><td class="n">${num(spend.today.posts)}</td><td class="n">${usd(spend.today.usd)}</td></tr>
+<tr><th scope="row">This month (${spend.month.month})</th><td class="n">${num(spend.month.users)}</td><td class="n">${num(spend.month.posts)}</td><td class="n">${usd(spend.month.usd)}</td></tr>
+<tr><th scope="row">Projected to month end</th><td></td><td></td><td class="n">${spend.projectedMonthUsd === null ? '—' : usd(spend.projectedMonthUsd)}</td></tr></tbody></table></div>
+<div class="table-wrap"><table id="budgets"><caption>X budgets</caption>
+<thead><tr><th scope="col">Budget</th><th scope="col" class="n">Used</th><th scope="col" class="n">Limit</th><th scope="col" class="n">Left</th></tr></thead>
+<tbody>${spend.budgets.map(
+    (b) =>
+      html`<tr><th scope="row">${b.name}</th><td class="n">${amount(b.unit, b.used)}</td><td class="n">${amount(b.unit, b.limit)}</td><td class="n">${amount(b.unit, b.remaining)}</td></tr>`,
+  )}</tbody></table></div>`;
 }
 
 function countsTable(rows: Counts['byStatus']): Html {
@@ -65,11 +86,12 @@ export function registerOverview(app: FastifyInstance, deps: AppDeps): void {
   const countsCache = createSnapshotCache(
     async (): Promise<Counts> => {
       const now = deps.clock.now();
-      const [byStatus, tracker] = await Promise.all([
+      const [byStatus, tracker, spend] = await Promise.all([
         countAccountsByStatus(deps.store),
         readTrackerCounts(deps.store, now, now - 3_600_000),
+        readSpend(deps.store, deps.config, now),
       ]);
-      return { byStatus, tracker };
+      return { byStatus, tracker, spend };
     },
     COUNTS_TTL_MS,
     deps.clock,
@@ -86,6 +108,7 @@ export function registerOverview(app: FastifyInstance, deps: AppDeps): void {
 ${total === 0 ? empty : ''}
 <section><h2>Accounts</h2>${countsTable(counts.byStatus)}<p class="hint">Counts are refreshed every few seconds.</p></section>
 <section><h2>Tracker</h2>${trackerTable(deps, counts.tracker)}</section>
+<section><h2>Spend</h2>${spendTable(counts.spend)}</section>
 <section><h2>Latest events</h2>${eventsTable(latest.events, latest.position)}<p><a href="/ui/events">All events, live</a></p></section>`;
     return reply
       .type('text/html; charset=utf-8')
