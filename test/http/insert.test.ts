@@ -55,6 +55,14 @@ describe('POST /api/admin/insert', () => {
         rejectedCount: 1,
         rejectedTruncated: false,
         warnings: ['ignored unknown column "followers"'],
+        // What the added accounts cost: 3 on X, 1 on Bluesky (free), at TRACK_INTERVAL 1 h.
+        estimate: {
+          rateCard: { userUsd: 0.01, postUsd: 0.005 },
+          platforms: [
+            { platform: 'x', accounts: 3, perDayUsd: 0.03, perMonthUsd: 0.9, firstReadUsd: 1.5 },
+            { platform: 'bluesky', accounts: 1, perDayUsd: 0, perMonthUsd: 0, firstReadUsd: 0 },
+          ],
+        },
       },
     );
     const jack = await test.app.inject({ method: 'GET', url: '/api/?username=jack', headers: admin });

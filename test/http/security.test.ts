@@ -47,6 +47,7 @@ const SAMPLES: Record<string, Sample> = {
   }),
   'GET /api/admin/imports': () => ({ method: 'GET', url: '/api/admin/imports' }),
   'GET /api/admin/audit': () => ({ method: 'GET', url: '/api/admin/audit' }),
+  'GET /api/admin/usage': () => ({ method: 'GET', url: '/api/admin/usage' }),
   'POST /api/admin/api-keys': () => ({
     method: 'POST',
     url: '/api/admin/api-keys',

@@ -45,13 +45,29 @@ export default async function usageRoutes(root: FastifyInstance, deps: AppDeps) 
         200: {
           content: {
             'application/json': {
-              schema: Type.Object({
-                from: Type.String(),
-                to: Type.String(),
-                rateCard: Type.Object({ userUsd: Type.Number(), postUsd: Type.Number() }),
-                days: Type.Array(UsageDay),
-                totalUsd: Type.Number(),
-              }),
+              schema: Type.Object(
+                {
+                  from: Type.String(),
+                  to: Type.String(),
+                  rateCard: Type.Object({ userUsd: Type.Number(), postUsd: Type.Number() }),
+                  days: Type.Array(UsageDay),
+                  totalUsd: Type.Number(),
+                },
+                {
+                  examples: [
+                    {
+                      from: '2026-11-01',
+                      to: '2026-11-23',
+                      rateCard: { userUsd: 0.01, postUsd: 0.005 },
+                      days: [
+                        { day: '2026-11-23', platform: 'x', kind: 'posts', resources: 20, usd: 0.1 },
+                        { day: '2026-11-23', platform: 'x', kind: 'users', resources: 50, usd: 0.5 },
+                      ],
+                      totalUsd: 0.6,
+                    },
+                  ],
+                },
+              ),
             },
             'text/csv': { schema: Type.String() },
           },
