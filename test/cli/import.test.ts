@@ -107,6 +107,11 @@ describe('perch import', () => {
         rejectedCount: 1,
         rejectedTruncated: false,
         warnings: [],
+        // The server's answer says what the two new X accounts cost.
+        estimate: {
+          rateCard: { userUsd: 0.01, postUsd: 0.005 },
+          platforms: [{ platform: 'x', accounts: 2, perDayUsd: 0.02, perMonthUsd: 0.6, firstReadUsd: 1 }],
+        },
       },
     );
     const dave = await app.inject({ method: 'GET', url: '/api/?username=dave', headers: { 'x-api-key': ADMIN_KEY } });
