@@ -7,6 +7,7 @@ import { breaksIn, createDelimiterSniffer, createUtf8Check, followRecordLengths,
 import { PerchError } from './errors.ts';
 import type { Platform } from './platforms.ts';
 
+import type { ImportRow } from './csv-rows.ts';
 export type { ImportRow } from './csv-rows.ts';
 export { MAX_REJECTIONS_KEPT, type CsvImportPlan, type Rejection } from './csv-plan.ts';
 
@@ -15,6 +16,8 @@ export interface CsvImportOptions {
   maxRows: number;
   maxBytes: number;
   onProgress?: (bytesRead: number) => void;
+  /** Called between chunks with the rows planned so far (the same, growing array). */
+  onRows?: (rows: readonly ImportRow[]) => void;
 }
 
 /** The one refusal of an over-limit import, whichever form it came in. */
@@ -101,6 +104,7 @@ export async function parseUsernameCsv(
     for (const chunk of chunks) await new Promise<void>((resolve) => target.write(chunk, () => resolve()));
     await new Promise(setImmediate);
     if (failure !== null) fail(failure);
+    options.onRows?.(builder.plan.rows);
   };
 
   try {

@@ -7,6 +7,7 @@ import type { Platform } from '../domain/platforms.ts';
 import { writeAudit } from '../storage/audit-repo.ts';
 import { recordEvents } from '../storage/events-repo.ts';
 import { listImports, writeImport, type ImportCounts, type ImportRecord } from '../storage/imports-repo.ts';
+import { KeyOrder } from '../storage/key-order.ts';
 import type { Store } from '../storage/store.ts';
 import type { Clock } from '../clock.ts';
 import { importCompletedEvent } from './events.ts';
@@ -30,19 +31,30 @@ export interface ImportLimits {
   maxImportBytes: number;
 }
 
+/** A plan, with its rows being put in the order they are written in meanwhile. */
+export interface ImportPlan extends CsvImportPlan {
+  keyOrder?: KeyOrder;
+}
+
 /** Reads and validates the CSV; throws csv_no_usernames (with the rejected list) if nothing is usable. */
 export async function planImport(
   source: string | AsyncIterable<string | Buffer>,
   limits: ImportLimits,
   onProgress?: (bytes: number) => void,
-): Promise<CsvImportPlan> {
+): Promise<ImportPlan> {
+  const keyOrder = new KeyOrder();
   const plan = await parseUsernameCsv(source, {
     defaultPlatform: limits.defaultPlatform,
     maxRows: limits.maxImportRows,
     maxBytes: limits.maxImportBytes,
+    onRows: (rows) => keyOrder.feed(rows),
     ...(onProgress ? { onProgress } : {}),
+  }).catch((error: unknown) => {
+    keyOrder.abandon();
+    throw error;
   });
   if (plan.rows.length === 0) {
+    keyOrder.abandon();
     const detail =
       plan.received === 0
         ? 'The file holds no usernames: send CSV with one username per line, optionally under a "username" header.'
@@ -57,7 +69,7 @@ export async function planImport(
       },
     });
   }
-  return plan;
+  return { ...plan, keyOrder };
 }
 
 export interface CommitOptions {
@@ -68,7 +80,7 @@ export interface CommitOptions {
 }
 
 /** Commits the plan in one transaction, all or nothing. */
-export async function commitImport(store: Store, plan: CsvImportPlan, options: CommitOptions): Promise<ImportReport> {
+export async function commitImport(store: Store, plan: ImportPlan, options: CommitOptions): Promise<ImportReport> {
   return (await commitImportOnce(store, plan, options, null)).body;
 }
 
@@ -79,11 +91,13 @@ export async function commitImport(store: Store, plan: CsvImportPlan, options: C
  */
 export async function commitImportOnce(
   store: Store,
-  plan: CsvImportPlan,
+  plan: ImportPlan,
   options: CommitOptions,
   once: Once | null,
 ): Promise<Outcome<ImportReport>> {
   const { clock } = options;
+  // Sorted before the transaction opens, so no lock is held meanwhile.
+  const rows = await (plan.keyOrder ?? new KeyOrder()).inOrder(plan.rows);
   return inTransactionOnce({ store, clock }, once, 200, async (trx) => {
     // Imports take turns: two inserting overlapping names in different orders would deadlock. One
     // that finds another being written is refused at once rather than hold a connection waiting.
@@ -94,7 +108,7 @@ export async function commitImportOnce(
       );
     const importId = newId('imp');
     const startedAt = clock.now();
-    const counts = await writeImport(trx, store.caps, plan.rows, {
+    const counts = await writeImport(trx, store.caps, rows, {
       id: importId,
       actor: options.actor,
       source: options.source,
