@@ -1,109 +1,23 @@
-// Bench: one import of 1,000,000 new usernames through perch, against a raw better-sqlite3 insert;
-// its peak memory; and whether the server keeps answering /api/health while an upload is imported.
+// Bench: one import of 1,000,000 new usernames in random order (as real exports come), the way a
+// user sends it (POST /api/admin/insert as JSON and as text/csv, perch started as the README says),
+// against a raw better-sqlite3 insert of the same names; peak memory; whether /api/health keeps
+// answering meanwhile; and the same for hostile files (one 40 MB value, a quote never closed).
 // Run: npm run bench -- import   (env BENCH_IMPORT_ROWS, BENCH_TMPDIR to vary it)
-import { request, Agent } from 'node:http';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
-import { usernameCsv } from './lib/accounts-fixture.ts';
-import type { ImportChildResult } from './lib/import-child.ts';
-import { ADMIN_KEY, peakRssOf, runInChild, startPerch, type Server } from './lib/processes.ts';
+import { benchUsernames } from './lib/accounts-fixture.ts';
+import type { ImportChildResult, ImportMode } from './lib/import-child.ts';
+import { peakRssOf, runInChild, startPerch, type Server } from './lib/processes.ts';
 import { figure, fmt, heading, percentile, summary, target, type Verdict } from './lib/report.ts';
+import { slowSpells, uploadWhileProbing, type ProbedUpload } from './lib/uploads.ts';
 
 const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 1_000_000);
-const PROBE_EVERY_MS = 20;
+const HOSTILE_BYTES = 40 * 1_000_000;
 const TARGET_RATIO = 3;
 const TARGET_RSS = 1024 ** 3;
 const TARGET_PROBE_MS = 100;
-
-interface Probe {
-  sentAt: number;
-  waitMs: number;
-  status: number;
-}
-
-/** GET /api/health every PROBE_EVERY_MS on its own keep-alive sockets until stopped; each probe's wait is recorded. */
-function startProbes(server: Server): { stop(): Promise<Probe[]> } {
-  const agent = new Agent({ keepAlive: true });
-  const { hostname, port } = new URL(server.url);
-  const probes: Probe[] = [];
-  const pending = new Set<Promise<void>>();
-  const send = () => {
-    const sentAt = performance.now();
-    const done = new Promise<void>((resolve) => {
-      const probe = request({ host: hostname, port, path: '/api/health', agent }, (response) => {
-        response.resume();
-        response.on('end', () => {
-          probes.push({ sentAt, waitMs: performance.now() - sentAt, status: response.statusCode ?? 0 });
-          resolve();
-        });
-      });
-      probe.on('error', () => {
-        probes.push({ sentAt, waitMs: performance.now() - sentAt, status: 0 });
-        resolve();
-      });
-      probe.end();
-    });
-    pending.add(done);
-    void done.then(() => pending.delete(done));
-  };
-  const timer = setInterval(send, PROBE_EVERY_MS);
-  send();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await Promise.all(pending);
-      agent.destroy();
-      return probes.sort((a, b) => a.sentAt - b.sentAt);
-    },
-  };
-}
-
-/** POST /api/admin/insert with the CSV as text/csv; resolves with the status and parsed report. */
-function postCsv(
-  server: Server,
-  csv: Buffer,
-): Promise<{ status: number; body: { inserted?: number } & Record<string, unknown> }> {
-  const { hostname, port } = new URL(server.url);
-  return new Promise((resolve, reject) => {
-    const upload = request(
-      {
-        host: hostname,
-        port,
-        path: '/api/admin/insert',
-        method: 'POST',
-        headers: { 'content-type': 'text/csv', 'content-length': csv.length, 'x-api-key': ADMIN_KEY },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          try {
-            resolve({
-              status: response.statusCode ?? 0,
-              body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as { inserted?: number },
-            });
-          } catch (error) {
-            reject(error);
-          }
-        });
-      },
-    );
-    upload.on('error', reject);
-    upload.end(csv);
-  });
-}
-
-/** When the slow probes were sent, in seconds after the upload started, e.g. "at 2.1 s (140 ms), 8.9 s (420 ms)". */
-function slowSpells(probes: readonly Probe[], startedAt: number): string {
-  const slow = probes.filter((p) => p.waitMs > TARGET_PROBE_MS);
-  const shown = slow
-    .slice(0, 8)
-    .map((p) => `${((p.sentAt - startedAt) / 1000).toFixed(1)} s (${Math.round(p.waitMs)} ms)`);
-  return slow.length === 0 ? '' : `sent at ${shown.join(', ')}${slow.length > shown.length ? ', …' : ''}`;
-}
 
 const dir = await mkdtemp(join(process.env.BENCH_TMPDIR ?? tmpdir(), 'perch-bench-import-'));
 // Ctrl-C reaches the child servers too (same process group); the temp store must not stay behind.
@@ -112,81 +26,132 @@ process.once('SIGINT', () => {
   process.exit(130);
 });
 const verdicts: Verdict[] = [];
+
+/** Part files are deleted between runs: their unwritten pages must not be written back during the next. */
+async function emptyDir(): Promise<void> {
+  for (const name of await readdir(dir)) await rm(join(dir, name), { recursive: true, force: true });
+}
+
+async function inChild(mode: ImportMode, order: 'random' | 'sorted'): Promise<ImportChildResult> {
+  const result = await runInChild<ImportChildResult>('./import-child.ts', [mode, String(ROWS), dir, order]);
+  if (result.inserted !== ROWS) throw new Error(`${mode} (${order}) inserted ${result.inserted} of ${ROWS} rows`);
+  await emptyDir();
+  return result;
+}
+
+/** Prints the probe figures of one upload and records their verdicts. */
+function probeVerdicts(label: string, upload: ProbedUpload): void {
+  const waits = upload.probes.map((p) => p.waitMs);
+  const failed = upload.probes.filter((p) => p.status !== 200).length;
+  const worst = percentile(waits, 1);
+  figure(
+    `  health probes sent meanwhile`,
+    fmt.int(waits.length),
+    `${failed} not 200; p50 ${fmt.ms(percentile(waits, 0.5))}`,
+  );
+  verdicts.push(
+    target(
+      `${label}: probe wait max`,
+      fmt.ms(worst),
+      `≤ ${TARGET_PROBE_MS} ms`,
+      worst <= TARGET_PROBE_MS && failed === 0,
+    ),
+  );
+  const spells = slowSpells(upload.probes, upload.startedAt, TARGET_PROBE_MS);
+  if (spells !== '') figure('  slow probes', '', spells);
+  figure(
+    "  bench's own event-loop delay, max",
+    fmt.ms(upload.ownDelayMaxMs),
+    'small: the waits above are the server’s',
+  );
+}
+
+/** A fresh `perch serve` as the README starts it (LOG_LEVEL info, its output kept in a file). */
+async function freshPerch(name: string): Promise<Server> {
+  return startPerch(join(dir, `${name}.db`), { LOG_LEVEL: 'info' }, { logFile: join(dir, `${name}.log`) });
+}
+
 let perch: Server | undefined;
 try {
-  heading(`Import of ${fmt.int(ROWS)} new usernames (user0000001 …), fresh SQLite store in ${dir}`);
+  heading(
+    `Import of ${fmt.int(ROWS)} new usernames in random order (user0000001 … shuffled), fresh SQLite stores in ${dir}`,
+  );
 
-  // 1. Time and memory, each side alone in its own process.
-  const raw = await runInChild<ImportChildResult>('./import-child.ts', ['raw', String(ROWS), dir]);
-  const direct = await runInChild<ImportChildResult>('./import-child.ts', ['perch', String(ROWS), dir]);
-  for (const r of [raw, direct])
-    if (r.inserted !== ROWS) throw new Error(`${r.mode} import inserted ${r.inserted} of ${ROWS} rows`);
-  const ratio = direct.totalMs / raw.totalMs;
-  figure('baseline: raw prepared insert, one transaction', fmt.s(raw.totalMs), `peak RSS ${fmt.mib(raw.maxRssBytes)}`);
+  // 1. The baseline and perch's import path alone, each in its own process.
+  const raw = await inChild('raw', 'random');
   figure(
-    'perch: planImport + commitImport',
+    'baseline: raw insert, table with one unique index',
+    fmt.s(raw.totalMs),
+    `random order; peak RSS ${fmt.mib(raw.maxRssBytes)}`,
+  );
+  const rawSorted = await inChild('raw', 'sorted');
+  figure('  the same, names sorted (context)', fmt.s(rawSorted.totalMs));
+  const rawPerch = await inChild('raw-perch', 'random');
+  figure(
+    "  raw insert into perch's accounts table (context)",
+    fmt.s(rawPerch.totalMs),
+    'random order, all its indexes',
+  );
+  const direct = await inChild('perch', 'random');
+  figure(
+    'perch: planImport + commitImport, in process',
     fmt.s(direct.totalMs),
-    `plan (CSV) ${fmt.s(direct.planMs ?? 0)} + commit ${fmt.s(direct.commitMs ?? 0)}`,
+    `${fmt.ratio(direct.totalMs / raw.totalMs)}; plan (CSV) ${fmt.s(direct.planMs ?? 0)} + commit ${fmt.s(direct.commitMs ?? 0)}`,
   );
-  verdicts.push(target('import time perch / baseline', fmt.ratio(ratio), `≤ ${TARGET_RATIO}×`, ratio <= TARGET_RATIO));
+  const kind = await inChild('perch', 'sorted');
+  figure('  the same, names sorted (the kind case)', fmt.s(kind.totalMs), fmt.ratio(kind.totalMs / raw.totalMs));
   verdicts.push(
-    target(
-      'peak RSS of the importing process',
-      fmt.mib(direct.maxRssBytes),
-      '≤ 1 GiB',
-      direct.maxRssBytes <= TARGET_RSS,
-    ),
+    target('peak RSS, in-process import', fmt.mib(direct.maxRssBytes), '≤ 1 GiB', direct.maxRssBytes <= TARGET_RSS),
   );
-  figure('  of which before the import started', fmt.mib(direct.rssBeforeBytes), 'runtime, modules and the CSV text');
 
-  // 2. The same import over HTTP while /api/health is probed every 20 ms. Part 1's files go first:
-  // deleting them drops their unwritten pages, so no writeback of theirs competes with this part.
-  for (const name of await readdir(dir)) await rm(join(dir, name), { force: true });
-  perch = await startPerch(join(dir, 'http.db'));
-  const csv = Buffer.from(usernameCsv(ROWS));
-  const probes = startProbes(perch);
-  // The prober's own event loop must stay free, or its delays would be counted as the server's.
-  const ownDelay = monitorEventLoopDelay({ resolution: 5 });
-  ownDelay.enable();
-  await new Promise((resolve) => setTimeout(resolve, 200)); // a few probes before, as a reference
-  const importStarted = performance.now();
-  const answer = await postCsv(perch, csv);
-  const importFinished = performance.now();
-  const all = await probes.stop();
-  ownDelay.disable();
-  if (answer.status !== 200 || answer.body.inserted !== ROWS)
-    throw new Error(`POST /api/admin/insert answered ${answer.status}: ${JSON.stringify(answer.body).slice(0, 300)}`);
-  const during = all.filter((p) => p.sentAt >= importStarted && p.sentAt <= importFinished);
-  const waits = during.map((p) => p.waitMs);
-  const worst = percentile(waits, 1);
-  const slow = waits.filter((w) => w > TARGET_PROBE_MS).length;
-  const failed = during.filter((p) => p.status !== 200).length;
-  figure(
-    `POST /api/admin/insert (text/csv, ${(csv.length / 1e6).toFixed(0)} MB)`,
-    fmt.s(importFinished - importStarted),
-    `${fmt.int(during.length)} health probes sent meanwhile, ${failed} not 200`,
-  );
-  figure('probe wait p50', fmt.ms(percentile(waits, 0.5)));
-  verdicts.push(
-    target(
-      'probe wait p99',
-      fmt.ms(percentile(waits, 0.99)),
-      `≤ ${TARGET_PROBE_MS} ms`,
-      percentile(waits, 0.99) <= TARGET_PROBE_MS,
-    ),
-  );
-  verdicts.push(
-    target('probe wait max', fmt.ms(worst), `≤ ${TARGET_PROBE_MS} ms`, worst <= TARGET_PROBE_MS && failed === 0),
-  );
-  figure(`probes over ${TARGET_PROBE_MS} ms`, `${slow} / ${during.length}`, slowSpells(during, importStarted));
-  figure(
-    "prober's own event-loop delay, max",
-    fmt.ms(ownDelay.max / 1e6),
-    'context: small means the waits above are the server’s',
-  );
-  const serverPeak = await peakRssOf(perch.pid);
-  if (serverPeak !== null)
-    figure('server peak RSS (VmHWM) after the HTTP import', fmt.mib(serverPeak), 'context, not the target');
+  // 2. As a user sends it: one HTTP request to a server started the documented way, per form.
+  const names = benchUsernames(ROWS, 'random');
+  const csv = Buffer.from(`username\n${names.join('\n')}\n`);
+  const forms: [string, string, Buffer][] = [
+    ['JSON {file}', 'application/json', Buffer.from(JSON.stringify({ file: csv.toString('utf8') }))],
+    ['text/csv', 'text/csv', csv],
+  ];
+  for (const [label, contentType, payload] of forms) {
+    perch = await freshPerch(label.replace(/\W+/g, '-'));
+    const upload = await uploadWhileProbing(perch, contentType, payload);
+    if (upload.answer.status !== 200 || upload.answer.body.inserted !== ROWS)
+      throw new Error(
+        `${label}: answered ${upload.answer.status}: ${JSON.stringify(upload.answer.body).slice(0, 300)}`,
+      );
+    const ratio = upload.ms / raw.totalMs;
+    heading(`POST /api/admin/insert, ${label} (${(payload.length / 1e6).toFixed(1)} MB), LOG_LEVEL info`);
+    verdicts.push(
+      target(
+        `${label}: time / baseline`,
+        `${fmt.s(upload.ms)} = ${fmt.ratio(ratio)}`,
+        `≤ ${TARGET_RATIO}×`,
+        ratio <= TARGET_RATIO,
+      ),
+    );
+    const peak = (await peakRssOf(perch.pid)) ?? 0;
+    verdicts.push(
+      target(`${label}: server peak RSS (VmHWM)`, fmt.mib(peak), '≤ 1 GiB', peak > 0 && peak <= TARGET_RSS),
+    );
+    probeVerdicts(label, upload);
+    await perch.stop();
+    perch = undefined;
+    await emptyDir();
+  }
+
+  // 3. Hostile files: each must be refused with a 4xx while the server keeps answering.
+  const hostile: [string, Buffer][] = [
+    ['one unbroken 40 MB value', Buffer.alloc(HOSTILE_BYTES, 'a')],
+    ['an opening quote never closed', Buffer.from(`username\n"${'alice\n'.repeat(HOSTILE_BYTES / 6)}`)],
+  ];
+  perch = await freshPerch('hostile');
+  for (const [label, payload] of hostile) {
+    const upload = await uploadWhileProbing(perch, 'text/csv', payload);
+    heading(`POST /api/admin/insert, text/csv, ${label} (${(payload.length / 1e6).toFixed(0)} MB)`);
+    const { status, body } = upload.answer;
+    verdicts.push(target(`${label}: answer`, `${status} ${body.code ?? ''}`, '4xx', status >= 400 && status < 500));
+    figure('  answered after', fmt.s(upload.ms));
+    probeVerdicts(label, upload);
+  }
   summary(verdicts);
 } finally {
   await perch?.stop();

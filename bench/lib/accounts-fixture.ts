@@ -9,11 +9,21 @@ export function benchUsername(i: number): string {
   return `user${String(i).padStart(7, '0')}`;
 }
 
-/** A CSV upload of `count` new usernames under a `username` header. */
-export function usernameCsv(count: number): string {
-  const lines = ['username'];
-  for (let i = 1; i <= count; i += 1) lines.push(benchUsername(i));
-  return `${lines.join('\n')}\n`;
+/** `count` bench usernames, in a fixed pseudo-random order (`sorted`: user0000001 first). */
+export function benchUsernames(count: number, order: 'random' | 'sorted' = 'sorted'): string[] {
+  const names = Array.from({ length: count }, (_, i) => benchUsername(i + 1));
+  if (order === 'sorted') return names;
+  const random = seededRandom(20_261_129);
+  for (let i = names.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(random() * (i + 1));
+    [names[i], names[j]] = [names[j] as string, names[i] as string];
+  }
+  return names;
+}
+
+/** A CSV upload of `count` new usernames under a `username` header; random order as real exports come. */
+export function usernameCsv(count: number, order: 'random' | 'sorted' = 'sorted'): string {
+  return `username\n${benchUsernames(count, order).join('\n')}\n`;
 }
 
 /** Deterministic pseudo-random numbers (mulberry32), so every run asks for the same accounts. */

@@ -1,5 +1,10 @@
 // Child process for the import bench: one import of N new usernames, timed, with this process's peak RSS.
-// Usage (via runInChild): import-child.ts perch|raw COUNT DIR — sends one ImportChildResult over IPC.
+// Usage (via runInChild): import-child.ts MODE COUNT DIR ORDER — sends one ImportChildResult over IPC.
+//   raw        the baseline: one raw better-sqlite3 transaction into a table with one unique
+//              COLLATE NOCASE index (platform, username), the app's pragmas
+//   raw-perch  the same raw insert into perch's own accounts table, with all its indexes (context)
+//   perch      planImport + commitImport, the path POST /api/admin/insert and `perch import` take
+// ORDER is random (as real exports come) or sorted (user0000001 first: the kind case).
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
@@ -7,10 +12,12 @@ import { createConfig } from '../../src/config.ts';
 import { systemClock } from '../../src/clock.ts';
 import { commitImport, planImport } from '../../src/services/import-accounts.ts';
 import { openStore } from '../../src/storage/store.ts';
-import { benchUsername, usernameCsv } from './accounts-fixture.ts';
+import { benchUsernames } from './accounts-fixture.ts';
+
+export type ImportMode = 'perch' | 'raw' | 'raw-perch';
 
 export interface ImportChildResult {
-  mode: 'perch' | 'raw';
+  mode: ImportMode;
   totalMs: number;
   /** perch only: reading the CSV into a plan, and writing it. */
   planMs: number | null;
@@ -20,17 +27,24 @@ export interface ImportChildResult {
   maxRssBytes: number;
 }
 
-const [mode, countText, dir] = process.argv.slice(2);
-if ((mode !== 'perch' && mode !== 'raw') || countText === undefined || dir === undefined)
-  throw new Error('usage: import-child.ts perch|raw COUNT DIR');
+const [modeArg, countText, dir, order] = process.argv.slice(2);
+if (
+  (modeArg !== 'perch' && modeArg !== 'raw' && modeArg !== 'raw-perch') ||
+  countText === undefined ||
+  dir === undefined ||
+  (order !== 'random' && order !== 'sorted')
+)
+  throw new Error('usage: import-child.ts perch|raw|raw-perch COUNT DIR random|sorted');
+const mode: ImportMode = modeArg;
 const count = Number(countText);
-const dbPath = join(dir, `${mode}.db`);
+const dbPath = join(dir, `${mode}-${order}.db`);
+const names = benchUsernames(count, order);
 
 /** perch's own path: planImport + commitImport, as POST /api/admin/insert and `perch import` run them. */
 async function importThroughPerch(): Promise<ImportChildResult> {
   const store = await openStore(`file:${dbPath}`);
   const limits = createConfig({}); // the default MAX_IMPORT_ROWS, MAX_IMPORT_BYTES and DEFAULT_PLATFORM
-  const csv = usernameCsv(count);
+  const csv = `username\n${names.join('\n')}\n`;
   const rssBeforeBytes = process.memoryUsage().rss;
   const started = performance.now();
   const plan = await planImport(csv, limits);
@@ -50,32 +64,36 @@ async function importThroughPerch(): Promise<ImportChildResult> {
   };
 }
 
-/** The baseline: the same rows, one prepared insert in one transaction, same table and pragmas as the app. */
+/** The same rows, one prepared insert in one transaction, with the app's pragmas. */
 async function importRaw(): Promise<ImportChildResult> {
-  const store = await openStore(`file:${dbPath}`); // perch's migrations create the same schema
-  await sql`select 1`.execute(store.reader);
-  await store.close();
+  let insertSql = `insert into accounts (platform, username) values ('x', ?)`;
+  if (mode === 'raw-perch') {
+    const store = await openStore(`file:${dbPath}`); // perch's migrations create its schema
+    await sql`select 1`.execute(store.reader);
+    await store.close();
+    insertSql = `insert into accounts (platform, username, username_key, tags, note, tracked_since, next_check_at, created_at, updated_at)
+      values ('x', ?, ?, '[]', null, ?, ?, ?, ?)`;
+  }
   const db = new BetterSqlite3(dbPath);
   db.pragma('journal_mode = WAL'); // the pragmas src/storage/dialects/sqlite.ts sets
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   db.pragma('synchronous = NORMAL');
-  const names = Array.from({ length: count }, (_, i) => benchUsername(i + 1));
+  if (mode === 'raw')
+    db.exec(`create table accounts (id integer primary key, platform text not null,
+      username text not null collate nocase, unique (platform, username))`);
   const rssBeforeBytes = process.memoryUsage().rss;
   const started = performance.now();
   const now = Date.now();
-  const insert = db.prepare(
-    `insert into accounts (platform, username, username_key, tags, note, tracked_since, next_check_at, created_at, updated_at)
-     values ('x', ?, ?, '[]', null, ?, ?, ?, ?)`,
-  );
+  const insert = db.prepare(insertSql);
   let inserted = 0;
   db.transaction(() => {
-    for (const name of names) inserted += insert.run(name, name.toLowerCase(), now, now, now, now).changes;
+    for (const name of names) inserted += (mode === 'raw' ? insert.run(name) : insert.run(name, name, now, now, now, now)).changes;
   })();
   const finished = performance.now();
   db.close();
   return {
-    mode: 'raw',
+    mode,
     totalMs: finished - started,
     planMs: null,
     commitMs: null,

@@ -31,7 +31,12 @@ export function notUtf8(): PerchError {
 
 /** csv-parse's error as ours: its raw message quotes file contents and internals, so only say where and what. */
 function csvMalformed(error: CsvError, line: number): PerchError {
-  const what = error.code === 'CSV_QUOTE_NOT_CLOSED' ? 'a quoted value is never closed' : 'it is not valid CSV';
+  const what =
+    error.code === 'CSV_QUOTE_NOT_CLOSED'
+      ? 'a quoted value is never closed'
+      : error.code === 'CSV_MAX_RECORD_SIZE'
+        ? `a record is longer than ${MAX_RECORD_BYTES / 1_048_576} MiB (a quoted value that never closes, or not a list of usernames)`
+        : 'it is not valid CSV';
   return new PerchError(
     'csv_malformed',
     `The file could not be read as CSV: ${what} (record starting at line ${line}).`,
@@ -41,8 +46,18 @@ function csvMalformed(error: CsvError, line: number): PerchError {
   );
 }
 
+/**
+ * No record of usernames comes near this: a username, a platform, 50 tags and a 1,000-character
+ * note fit in a few KiB, with room for the other columns of a rich export. Past it the upload is
+ * refused at once, rather than held and read as one huge value (a 40 MB value took a second of
+ * the event loop to check, while every other request waited).
+ */
+export const MAX_RECORD_BYTES = 1_048_576;
+const SNIFF_BYTES = 65_536;
+
 function createParser(delimiter: string): Parser {
   return parse({
+    max_record_size: MAX_RECORD_BYTES,
     bom: true,
     delimiter,
     // All three line ends at once (rather than csv-parse's auto-detection, which locks onto the
@@ -101,9 +116,11 @@ export async function parseUsernameCsv(
   };
   // Records are handled as each chunk is parsed; the pause after it lets other requests run.
   const feed = async (target: Parser, chunks: Buffer[]): Promise<void> => {
-    for (const chunk of chunks) await new Promise<void>((resolve) => target.write(chunk, () => resolve()));
-    await new Promise(setImmediate);
-    if (failure !== null) fail(failure);
+    for (const chunk of chunks) {
+      await new Promise<void>((resolve) => target.write(chunk, () => resolve()));
+      await new Promise(setImmediate);
+      if (failure !== null) fail(failure);
+    }
     options.onRows?.(builder.plan.rows);
   };
 
@@ -121,7 +138,8 @@ export async function parseUsernameCsv(
         await feed(parser, [chunk]);
       } else {
         pending.push(chunk);
-        if (sniffer.feed(chunk)) {
+        // The delimiter is decided on the first line, or on its first SNIFF_BYTES if it goes on.
+        if (sniffer.feed(chunk) || bytesRead >= SNIFF_BYTES) {
           parser = startParser(sniffer.decide());
           await feed(parser, pending);
           pending = [];

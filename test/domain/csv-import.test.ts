@@ -386,6 +386,33 @@ describe('parseUsernameCsv: limits and malformed files', () => {
   it('refuses an unclosed quote after blank lines without a complete first line', async () => {
     await assertPerchError(parse('\n\n"alice'), 'csv_malformed', /line 3/);
   });
+
+  it('refuses a record over 1 MiB as soon as it passes it, without reading the rest', async () => {
+    let pulled = 0;
+    async function* oneValue(): AsyncGenerator<Buffer> {
+      for (let i = 0; i < 400; i += 1) {
+        pulled += 1;
+        yield Buffer.alloc(100_000, 'a'); // 40 MB in all, and no line break
+      }
+    }
+    const error = await assertPerchError(
+      parse(oneValue(), { maxBytes: 50_000_000 }),
+      'csv_malformed',
+      /longer than 1 MiB.*line 1/,
+    );
+    assert.doesNotMatch(error.detail, /CSV_|Max Record Size/);
+    assert.ok(pulled < 15, `read ${pulled} of 400 chunks`);
+  });
+
+  it('refuses a quote that never closes in a long file at 1 MiB, with the line where it opened', async () => {
+    const text = `username\nalice\n"bob\n${'carol\n'.repeat(300_000)}`;
+    await assertPerchError(parse(text, { maxBytes: 50_000_000 }), 'csv_malformed', /longer than 1 MiB.*line 3/);
+  });
+
+  it('still reads records of many hundred KiB, such as rich exports with long columns', async () => {
+    const plan = await parse(`username,bio\nalice,${'b'.repeat(900_000)}\nbob,short\n`, { maxBytes: 5_000_000 });
+    assert.deepEqual(accepted(plan), ['2:x:alice', '3:x:bob']);
+  });
 });
 
 describe('tags and notes follow the same rules as PATCH', () => {

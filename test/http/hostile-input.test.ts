@@ -107,6 +107,24 @@ describe('hostile input', () => {
     assert.equal(jack.statusReason, null);
   });
 
+  it('refuses a text/csv upload of one unbroken value, or a quote never closed, with 422 and changes nothing', async (t) => {
+    const test = await build(t);
+    const bodies = [Buffer.alloc(3_000_000, 'a'), Buffer.from(`username\njack\n"alice\n${'bob\n'.repeat(600_000)}`)];
+    for (const payload of bodies) {
+      const response = await test.app.inject({
+        method: 'POST',
+        url: '/api/admin/insert',
+        headers: { ...admin, 'content-type': 'text/csv' },
+        payload,
+      });
+      assert.equal(response.statusCode, 422, response.body);
+      assert.equal(response.json().code, 'csv_malformed');
+      assert.match(response.json().detail, /longer than 1 MiB/);
+    }
+    const listed = await test.app.inject({ method: 'GET', url: '/api/admin/imports', headers: admin });
+    assert.deepEqual(listed.json().data, []);
+  });
+
   it('answers 404, not 405, for a missing file under a GET route', async (t) => {
     const test = await build(t);
     const response = await test.app.inject({ method: 'GET', url: '/api/docs/static/nonexistent.js' });
