@@ -2,10 +2,11 @@
 // import use case opened (services/import-accounts.ts). Rows go in chunks, and the event loop gets
 // a turn between chunks, so a million-row import never stops the server from answering (SQLite
 // reads use their own connection meanwhile).
-import { sql, type CompiledQuery, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { ImportRow } from '../domain/csv-import.ts';
 import type { Platform } from '../domain/platforms.ts';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
+import { runByShape } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;
@@ -56,10 +57,9 @@ export async function writeImport(
   const chunkSize = Math.min(1_000, Math.floor(caps.maxParameters / COLUMNS_PER_ROW));
   const counts: ImportCounts = { inserted: 0, reactivated: 0, alreadyTracked: 0 };
   const now = meta.now();
-  const insertNew = newAccountsInserter(trx);
   for (let start = 0; start < rows.length; start += chunkSize) {
     const chunk = rows.slice(start, start + chunkSize);
-    const inserted = await insertNew(chunk, now);
+    const inserted = await insertNew(trx, chunk, now);
     counts.inserted += inserted.length;
     const existing = inserted.length === chunk.length ? [] : notIn(chunk, inserted);
     const reactivated = existing.length === 0 ? 0 : await reactivate(trx, existing, now);
@@ -133,21 +133,14 @@ function parametersOf(chunk: readonly ImportRow[], now: number): unknown[] {
 
 /**
  * Inserts the chunk's new accounts and returns their keys. Building and compiling a thousand-row
- * insert cost a third of an import's time, so the SQL compiled for the first chunk is run again
- * with each later chunk of the same size, once its parameters were seen to follow parametersOf.
+ * insert cost a third of an import's time: the SQL is compiled once per chunk size.
  */
-function newAccountsInserter(trx: Db) {
-  let reusable: CompiledQuery<InsertedKey> | null = null;
-  return async (chunk: readonly ImportRow[], now: number): Promise<InsertedKey[]> => {
-    if (reusable !== null && reusable.parameters.length === chunk.length * COLUMNS_PER_ROW) {
-      const result = await trx.executeQuery<InsertedKey>({ ...reusable, parameters: parametersOf(chunk, now) });
-      return result.rows;
-    }
-    const compiled = insertQuery(trx, chunk, now).compile();
-    const expected = parametersOf(chunk, now);
-    if (reusable === null && compiled.parameters.every((value, i) => value === expected[i])) reusable = compiled;
-    return (await trx.executeQuery(compiled)).rows;
-  };
+async function insertNew(trx: Db, chunk: readonly ImportRow[], now: number): Promise<InsertedKey[]> {
+  const parameters = parametersOf(chunk, now);
+  const result = await runByShape(trx, `import-accounts:${chunk.length}`, parameters, () =>
+    insertQuery(trx, chunk, now),
+  );
+  return result.rows;
 }
 
 /** Accounts an admin had stopped tracking come back, due at once, with their history; a pause ends too. */

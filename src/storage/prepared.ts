@@ -3,7 +3,7 @@
 // account by name); this keeps the query written with Kysely's builder and skips that work. On
 // PostgreSQL the server keeps them prepared too (dialects/named-statements.ts); SQLite's
 // connections reuse their prepared statements already (dialects/sqlite.ts).
-import type { Compilable, CompiledQuery, Kysely } from 'kysely';
+import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
 import { keepPrepared } from './dialects/named-statements.ts';
 import type { Database } from './schema.ts';
 
@@ -48,3 +48,35 @@ export function preparedQuery<A extends readonly string[], R>(
     return result.rows;
   };
 }
+
+/**
+ * For queries whose shape varies a little (which columns an update sets, how many rows an insert
+ * holds): `build` is compiled the first time a shape is seen, and when its parameters are exactly
+ * `parameters`, in order, its SQL is kept for that shape and later calls run it with theirs,
+ * skipping Kysely's building and compiling. A shape whose parameters differ is compiled every time.
+ */
+export async function runByShape<R>(
+  db: Db,
+  shape: string,
+  parameters: readonly unknown[],
+  build: () => Compilable<R>,
+): Promise<QueryResult<R>> {
+  const { adapter } = db.getExecutor();
+  let shapes = compiledShapes.get(adapter);
+  if (shapes === undefined) compiledShapes.set(adapter, (shapes = new Map()));
+  const known = shapes.get(shape) as CompiledQuery<R> | undefined;
+  if (known !== undefined && known.parameters.length === parameters.length)
+    return db.executeQuery<R>({ ...known, parameters });
+  const compiled = build().compile();
+  if (
+    compiled.parameters.length === parameters.length &&
+    compiled.parameters.every((value, i) => value === parameters[i])
+  ) {
+    if (shapes.size >= 200) shapes.clear();
+    shapes.set(shape, compiled);
+  }
+  return db.executeQuery(compiled);
+}
+
+// Per dialect (a transaction shares its database's adapter), so one process may use both.
+const compiledShapes = new WeakMap<object, Map<string, CompiledQuery<unknown>>>();

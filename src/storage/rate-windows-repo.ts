@@ -2,6 +2,7 @@
 // A request is taken from the row by a conditional update, so trackers in parallel (in this
 // process or any other) can never together take more than the platform's headers left.
 import { sql, type Kysely } from 'kysely';
+import { runByShape } from './prepared.ts';
 import type { Database, RateWindowsTable } from './schema.ts';
 
 type Db = Kysely<Database>;
@@ -27,13 +28,13 @@ export type Take = { kind: 'token'; resetAt: number } | { kind: 'probe' } | { ki
 const SAME_WINDOW_MS = 2_000;
 const COLUMNS = ['limit_count', 'remaining', 'reset_at', 'blocked_until', 'probe_until'] as const;
 
-function toRow(
-  row: Pick<RateWindowsTable, 'limit_count' | 'remaining'> & {
-    reset_at: number;
-    blocked_until: number;
-    probe_until: number;
-  },
-): WindowRow {
+type WindowColumns = Pick<RateWindowsTable, 'limit_count' | 'remaining'> & {
+  reset_at: number;
+  blocked_until: number;
+  probe_until: number;
+};
+
+function toRow(row: WindowColumns): WindowRow {
   return {
     limit: row.limit_count,
     remaining: row.remaining,
@@ -59,18 +60,25 @@ export async function takeRequest(db: Db, key: string, now: number, margin: numb
   const token = sql<boolean>`(remaining > 0 and reset_at + ${margin} > ${now})`;
   const probe = sql<boolean>`(probe_until <= ${now} and (remaining is null or reset_at + ${margin} <= ${now}))`;
   for (let attempt = 0; attempt < 2; attempt++) {
-    const taken = await db
-      .updateTable('rate_windows')
-      .set({
-        remaining: sql`case when ${token} then remaining - 1 else remaining end`,
-        probe_until: sql`case when ${token} then probe_until else ${now + probeMs} end`,
-        updated_at: now,
-      })
-      .where('window_key', '=', key)
-      .where('blocked_until', '<=', now)
-      .where(sql<boolean>`(${token} or ${probe})`)
-      .returning(['remaining', 'reset_at'])
-      .executeTakeFirst();
+    const parameters = [margin, now, margin, now, now + probeMs, now, key, now, margin, now, now, margin, now];
+    const result = await runByShape<{ remaining: number | null; reset_at: number }>(
+      db,
+      'take-request',
+      parameters,
+      () =>
+        db
+          .updateTable('rate_windows')
+          .set({
+            remaining: sql`case when ${token} then remaining - 1 else remaining end`,
+            probe_until: sql`case when ${token} then probe_until else ${now + probeMs} end`,
+            updated_at: now,
+          })
+          .where('window_key', '=', key)
+          .where('blocked_until', '<=', now)
+          .where(sql<boolean>`(${token} or ${probe})`)
+          .returning(['remaining', 'reset_at']),
+    );
+    const taken = result.rows[0];
     if (taken) {
       const resetAt = Number(taken.reset_at);
       // A token leaves the window known (remaining counted, reset ahead); a probe leaves it unknown.
@@ -102,22 +110,38 @@ export async function recordWindow(
   probe: boolean,
 ): Promise<WindowRow | null> {
   const set: Record<string, unknown> = { updated_at: now };
-  if (probe) set.probe_until = 0;
+  const parameters: unknown[] = [now]; // in the order Kysely puts them (runByShape checks it)
+  if (probe) {
+    set.probe_until = 0;
+    parameters.push(0);
+  }
   if (report) {
     const { limit, remaining, resetAt } = report;
     const same = sql<boolean>`remaining is not null and reset_at > ${resetAt - SAME_WINDOW_MS} and reset_at < ${resetAt + SAME_WINDOW_MS}`;
     set.limit_count = limit;
     set.remaining = sql`case when ${same} then (case when remaining < ${remaining} then remaining else ${remaining} end) when reset_at < ${resetAt} or remaining is null then ${remaining} else remaining end`;
     set.reset_at = sql`case when reset_at < ${resetAt} then ${resetAt} else reset_at end`;
+    parameters.push(
+      limit,
+      resetAt - SAME_WINDOW_MS,
+      resetAt + SAME_WINDOW_MS,
+      remaining,
+      remaining,
+      resetAt,
+      remaining,
+    );
+    parameters.push(resetAt, resetAt);
   }
-  if (blockedUntil !== null)
+  if (blockedUntil !== null) {
     set.blocked_until = sql`case when blocked_until < ${blockedUntil} then ${blockedUntil} else blocked_until end`;
-  const row = await db
-    .updateTable('rate_windows')
-    .set(set)
-    .where('window_key', '=', key)
-    .returning(COLUMNS)
-    .executeTakeFirst();
+    parameters.push(blockedUntil, blockedUntil);
+  }
+  parameters.push(key);
+  const shape = `record-window:${Object.keys(set).join(',')}`;
+  const result = await runByShape<WindowColumns>(db, shape, parameters, () =>
+    db.updateTable('rate_windows').set(set).where('window_key', '=', key).returning(COLUMNS),
+  );
+  const row = result.rows[0];
   return row ? toRow(row) : null;
 }
 

@@ -3,6 +3,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { AccountStatus } from '../domain/account.ts';
 import type { Platform } from '../domain/platforms.ts';
+import { runByShape } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;
@@ -122,16 +123,24 @@ export async function writeCheck(db: Db, owner: string, write: CheckWrite, now: 
     updated_at: now,
   };
   const defined = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
-  const result = await db
-    .updateTable('accounts')
-    .set(defined)
-    .where('id', '=', write.id)
-    .where('lease_owner', '=', owner)
-    // An admin may have paused or untracked the account while it was being checked: that wins.
-    .where('untracked_at', 'is', null)
-    .where('status', '<>', 'paused')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  // The statement's parameters in the order Kysely puts them (runByShape checks it): the set
+  // values (the due time's expression holds three), then the where clause's.
+  const parameters: unknown[] = [];
+  for (const [column, value] of Object.entries(defined))
+    if (column === 'next_check_at') parameters.push(write.claimedDueAt, write.nextCheckAt, write.nextCheckAt);
+    else parameters.push(value);
+  parameters.push(write.id, owner, 'paused');
+  const result = await runByShape(db, `write-check:${Object.keys(defined).join(',')}`, parameters, () =>
+    db
+      .updateTable('accounts')
+      .set(defined)
+      .where('id', '=', write.id)
+      .where('lease_owner', '=', owner)
+      // An admin may have paused or untracked the account while it was being checked: that wins.
+      .where('untracked_at', 'is', null)
+      .where('status', '<>', 'paused'),
+  );
+  return Number(result.numAffectedRows ?? 0) > 0;
 }
 
 /** Another account of the platform already uses this name (a rename would break uniqueness). */

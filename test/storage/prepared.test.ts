@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { preparedQuery } from '../../src/storage/prepared.ts';
+import { preparedQuery, runByShape } from '../../src/storage/prepared.ts';
 import { openStore } from '../../src/storage/store.ts';
 import { dialectName, freshStores, freshStoreUrl } from '../helpers/store-url.ts';
 
@@ -53,5 +53,41 @@ describe(`prepared queries on ${dialectName}`, () => {
     for (const id of ['key_a', 'key_b', 'key_c']) assert.deepEqual(await keyOf(store.db, id), []);
     const { rows } = await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(store.db);
     assert.equal(rows.filter((row) => row.statement.includes('"api_keys"')).length, 1, JSON.stringify(rows));
+  });
+
+  it('runs a query of a known shape with new parameters, compiled once; a shape whose values are inlined every time', async (t) => {
+    const db = (await freshStores(t))[0]!.db;
+    let builds = 0;
+    const insert = (id: string, role: string) =>
+      runByShape(db, 'insert-key', [id, `hash-${id}`, 'perch_x', role, `owner of ${id}`, 1], () => {
+        builds += 1;
+        return db.insertInto('api_keys').values({
+          id,
+          key_hash: `hash-${id}`,
+          start: 'perch_x',
+          role,
+          username: `owner of ${id}`,
+          created_at: 1,
+        });
+      });
+    await insert('key_a', 'app');
+    await insert('key_b', 'admin');
+    await insert('key_c', 'app');
+    assert.equal(builds, 1);
+    const rows = await db.selectFrom('api_keys').select(['id', 'role', 'username']).orderBy('id').execute();
+    assert.deepEqual(rows, [
+      { id: 'key_a', role: 'app', username: 'owner of key_a' },
+      { id: 'key_b', role: 'admin', username: 'owner of key_b' },
+      { id: 'key_c', role: 'app', username: 'owner of key_c' },
+    ]);
+    let inlinedBuilds = 0;
+    const roleOf = (id: string) =>
+      runByShape<{ role: string }>(db, 'role-inlined', [id], () => {
+        inlinedBuilds += 1;
+        return db.selectFrom('api_keys').select('role').where('id', '=', sql.lit(id));
+      });
+    assert.deepEqual((await roleOf('key_b')).rows, [{ role: 'admin' }]);
+    assert.deepEqual((await roleOf('key_c')).rows, [{ role: 'app' }]);
+    assert.equal(inlinedBuilds, 2);
   });
 });
