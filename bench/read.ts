@@ -10,7 +10,7 @@ import { benchUsername, fillCheckedAccounts, seededRandom } from './lib/accounts
 import { addCpuUse, cpuSnapshot, cpuUsed, type CpuUse } from './lib/cpu.ts';
 import { mergeRuns, runLoad, type LoadResult } from './lib/load.ts';
 import { checkSample, createAppKey } from './lib/perch-api.ts';
-import { startBaseline, startPerch, type Server } from './lib/processes.ts';
+import { rssOf, startBaseline, startPerch, type Server } from './lib/processes.ts';
 import { figure, fmt, heading, percentile, summary, target } from './lib/report.ts';
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 1_000_000);
@@ -22,6 +22,10 @@ const CONNECTIONS = 50;
 const DISTINCT_NAMES = 100_000;
 const TARGET_RATIO = 0.6;
 const TARGET_P99_MS = 5;
+const TARGET_RSS = 300 * 1_048_576;
+const TARGET_SETTLE = 50 * 1_048_576;
+/** Seconds idle after the load before the settled memory is read. */
+const IDLE_S = 10;
 
 interface Side {
   name: string;
@@ -113,6 +117,7 @@ try {
   await checkSample(silent, apiKey, names.slice(100, 200));
   const bodyFile = join(dir, 'baseline-body.json');
   await writeFile(bodyFile, sampleBody);
+  const rssBefore = (await rssOf(perch.pid)) ?? 0;
 
   const baselineServer = await startBaseline(bodyFile);
   servers.push(baselineServer);
@@ -138,6 +143,10 @@ try {
   // After the load: the same kind of request still answers correctly.
   await checkSample(perch, apiKey, names.slice(-100));
   await checkSample(silent, apiKey, names.slice(-100));
+  // Memory as a user would see it in `top`: right after the load, then after IDLE_S idle.
+  const rssAfter = (await rssOf(perch.pid)) ?? 0;
+  await new Promise((resolve) => setTimeout(resolve, IDLE_S * 1000));
+  const rssIdle = (await rssOf(perch.pid)) ?? 0;
   // Stopped the way a process manager stops it: the log is complete once it has exited.
   await perch.stop();
   const logLines = (await readFile(logFile, 'utf8')).split('\n').filter((line) => line !== '');
@@ -193,6 +202,23 @@ try {
       (accessLines / sentToPerch).toFixed(2),
       '≥ 1',
       accessLines >= sentToPerch,
+    ),
+  );
+  figure('perch (info) RSS before the load', fmt.mib(rssBefore), 'started, key made, 100 requests answered');
+  verdicts.push(
+    target(
+      'perch (info) RSS right after the load',
+      fmt.mib(rssAfter),
+      '≤ 300 MiB',
+      rssAfter > 0 && rssAfter <= TARGET_RSS,
+    ),
+  );
+  verdicts.push(
+    target(
+      `perch (info) RSS after ${IDLE_S} s idle`,
+      `${fmt.mib(rssIdle)} (${rssIdle >= rssBefore ? '+' : '−'}${fmt.mib(Math.abs(rssIdle - rssBefore))})`,
+      '≤ +50 MiB',
+      rssIdle > 0 && rssIdle - rssBefore <= TARGET_SETTLE,
     ),
   );
   figure(

@@ -88,7 +88,8 @@ async function importRaw(): Promise<ImportChildResult> {
   const insert = db.prepare(insertSql);
   let inserted = 0;
   db.transaction(() => {
-    for (const name of names) inserted += (mode === 'raw' ? insert.run(name) : insert.run(name, name, now, now, now, now)).changes;
+    for (const name of names)
+      inserted += (mode === 'raw' ? insert.run(name) : insert.run(name, name, now, now, now, now)).changes;
   })();
   const finished = performance.now();
   db.close();

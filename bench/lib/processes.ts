@@ -179,10 +179,19 @@ export async function runInChild<T>(script: string, args: readonly string[]): Pr
 
 /** Peak resident set size of a running process, from /proc (Linux); null elsewhere. */
 export async function peakRssOf(pid: number): Promise<number | null> {
+  return statusBytes(pid, 'VmHWM');
+}
+
+/** Resident set size of a running process now, from /proc (Linux); null elsewhere. */
+export async function rssOf(pid: number): Promise<number | null> {
+  return statusBytes(pid, 'VmRSS');
+}
+
+async function statusBytes(pid: number, field: 'VmHWM' | 'VmRSS'): Promise<number | null> {
   try {
     const { readFile } = await import('node:fs/promises');
     const status = await readFile(`/proc/${pid}/status`, 'utf8');
-    const kib = /^VmHWM:\s+(\d+)\s+kB/m.exec(status)?.[1];
+    const kib = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(status)?.[1];
     return kib === undefined ? null : Number(kib) * 1024;
   } catch {
     return null;
