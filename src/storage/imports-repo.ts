@@ -124,7 +124,7 @@ function parametersOf(chunk: readonly ImportRow[], now: number): unknown[] {
     values[at++] = row.platform;
     values[at++] = row.username;
     values[at++] = row.key;
-    values[at++] = JSON.stringify(row.tags);
+    values[at++] = row.tags.length === 0 ? '[]' : JSON.stringify(row.tags);
     values[at++] = row.note;
     for (let i = 0; i < 4; i += 1) values[at++] = now;
   }
