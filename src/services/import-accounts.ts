@@ -96,8 +96,9 @@ export async function commitImportOnce(
   once: Once | null,
 ): Promise<Outcome<ImportReport>> {
   const { clock } = options;
-  // Sorted before the transaction opens, so no lock is held meanwhile.
-  const rows = await (plan.keyOrder ?? new KeyOrder()).inOrder(plan.rows);
+  // Sorted before the transaction opens, so no lock is held meanwhile. The order only makes the
+  // writes faster: if the sorting thread fails (out of memory, say), the file's order will do.
+  const rows = await (plan.keyOrder ?? new KeyOrder()).inOrder(plan.rows).catch(() => plan.rows);
   return inTransactionOnce({ store, clock }, once, 200, async (trx) => {
     // Imports take turns: two inserting overlapping names in different orders would deadlock. One
     // that finds another being written is refused at once rather than hold a connection waiting.
