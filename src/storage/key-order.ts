@@ -1,6 +1,6 @@
 // Puts an import's rows in the order of the accounts' unique index (platform, username_key) before
 // they are written. Real exports come in any order; inserted that way, every row lands on another
-// page of the name indexes, and a million random names took over twice as long to write as the
+// page of the name indexes, and a million random names took three times as long to write as the
 // same names sorted (bench/README.md). Sorting a million names takes seconds of CPU, so large
 // imports are sorted on a worker thread, in pieces while the file is still being read, and the
 // server keeps answering meanwhile.
