@@ -6,8 +6,8 @@ import { ImportPlanBuilder, type CsvImportPlan } from './csv-plan.ts';
 import { breaksIn, createDelimiterSniffer, createUtf8Check, followRecordLengths, utf8Chunks } from './csv-stream.ts';
 import { PerchError } from './errors.ts';
 import type { Platform } from './platforms.ts';
-
 import type { ImportRow } from './csv-rows.ts';
+
 export type { ImportRow } from './csv-rows.ts';
 export { MAX_REJECTIONS_KEPT, type CsvImportPlan, type Rejection } from './csv-plan.ts';
 
