@@ -2,6 +2,7 @@
 // headers) into perch's platform shapes. Every field is checked: the wire is not trusted.
 // Lexicons: https://github.com/bluesky-social/atproto/tree/main/lexicons/app/bsky
 import { facetEntities } from './bluesky-facets.ts';
+import type { ResponseHeaders } from './http.ts';
 import type { PlatformPost, PlatformUser, RateLimitInfo } from './types.ts';
 import { webUrlOrNull } from './web-url.ts';
 
@@ -39,7 +40,7 @@ export function xrpcError(json: unknown): { error: string | null; message: strin
  * A small value is read as delta seconds, as the IETF ratelimit-headers draft has it, in case a
  * proxy in front rewrites the header.
  */
-export function readRateLimit(headers: Headers, now: number): RateLimitInfo | null {
+export function readRateLimit(headers: ResponseHeaders, now: number): RateLimitInfo | null {
   const limit = intOf(headers.get('ratelimit-limit'));
   const remaining = intOf(headers.get('ratelimit-remaining'));
   const reset = intOf(headers.get('ratelimit-reset'));

@@ -1,7 +1,7 @@
 // X API v2 payloads as perch reads them: unknown JSON narrowed by hand into users, posts, per-item
 // problems and rate-limit state. Shapes: https://docs.x.com/x-api/users/get-users-by-usernames,
 // https://docs.x.com/x-api/users/get-posts and the problem types in https://api.x.com/2/openapi.json.
-import { intHeader } from './http.ts';
+import { intHeader, type ResponseHeaders } from './http.ts';
 import { PlatformError, type LookupOutcome, type PlatformUser, type RateLimitInfo } from './types.ts';
 import { webUrlOrNull } from './web-url.ts';
 
@@ -195,7 +195,7 @@ export function parseInvalidRequest(
 }
 
 /** `x-rate-limit-*` from any X response; the reset is in epoch seconds. https://docs.x.com/x-api/fundamentals/rate-limits */
-export function readRateLimit(headers: Headers): RateLimitInfo | null {
+export function readRateLimit(headers: ResponseHeaders): RateLimitInfo | null {
   const limit = intHeader(headers, 'x-rate-limit-limit');
   const remaining = intHeader(headers, 'x-rate-limit-remaining');
   const reset = intHeader(headers, 'x-rate-limit-reset');
