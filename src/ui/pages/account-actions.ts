@@ -11,7 +11,7 @@ import { accountHref } from '../format.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField } from '../layout.ts';
 import { sessionOf } from '../session.ts';
-import { refOf } from './account.ts';
+import { refOf } from './account-ref.ts';
 
 /** Messages shown after an action, by the name the redirect carries. */
 export const NOTICES: Record<string, string> = {

@@ -5,11 +5,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Account } from '../../domain/account.ts';
 import type { AccountAnalysis } from '../../domain/analysis.ts';
 import { csvRow } from '../../domain/csv-export.ts';
-import { isPlatform } from '../../domain/platforms.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { historyExport, historyPage } from '../../services/account-history.ts';
 import { listAccountPosts, type PostView } from '../../services/account-posts.ts';
-import { accountRef, type NamedRef } from '../../services/account-refs.ts';
+import type { NamedRef } from '../../services/account-refs.ts';
 import { getAccount } from '../../services/accounts.ts';
 import type { UiSession } from '../../services/ui-sessions.ts';
 import { barChart, timeChart } from '../charts.ts';
@@ -18,16 +17,12 @@ import { html, type Html } from '../html.ts';
 import { layout, notice } from '../layout.ts';
 import { sessionOf } from '../session.ts';
 import { accountActions, NOTICES } from './account-actions.ts';
+import { refOf } from './account-ref.ts';
 
 export const RANGES = { '7d': 7, '30d': 30, '90d': 90, all: null } as const;
 export type Range = keyof typeof RANGES;
 /** Points drawn at most: ten years of daily points, or a year of hourly ones. */
 export const CHART_MAX_POINTS = 10_000;
-
-export function refOf(deps: AppDeps, params: unknown): NamedRef {
-  const { platform, username } = params as { platform: string; username: string };
-  return accountRef(username, isPlatform(platform) ? platform : undefined, deps.config.defaultPlatform);
-}
 
 export function rangeOf(value: unknown): Range {
   return typeof value === 'string' && value in RANGES ? (value as Range) : '30d';
