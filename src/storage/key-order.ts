@@ -56,7 +56,17 @@ parentPort.on('message', (message) => {
 // A space sorts below every character of a key, so "platform key" strings sort as (platform, key)
 // pairs; keys never hold a line break, which separates them on the way over.
 const sortKey = (row: Keyed): string => `${row.platform} ${row.key}`;
-const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+/** The same order here, without building a string per comparison. */
+const byKey = (a: Keyed, b: Keyed): number =>
+  a.platform !== b.platform ? (a.platform < b.platform ? -1 : 1) : a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+/** Sends the piece of rows starting at `start` to the worker. */
+const sendPiece = (worker: Worker, rows: readonly Keyed[], start: number): void =>
+  worker.postMessage(
+    rows
+      .slice(start, start + PIECE)
+      .map(sortKey)
+      .join('\n'),
+  );
 
 /**
  * Sorts rows as they are planned: `feed` the growing list of rows as often as convenient (full
@@ -70,29 +80,18 @@ export class KeyOrder {
   feed(rows: readonly Keyed[]): void {
     while (rows.length - this.sent >= PIECE) {
       this.worker ??= startWorker();
-      this.worker.postMessage(
-        rows
-          .slice(this.sent, this.sent + PIECE)
-          .map(sortKey)
-          .join('\n'),
-      );
+      sendPiece(this.worker, rows, this.sent);
       this.sent += PIECE;
     }
   }
 
   /** The rows in (platform, key) order: a new array, the input is left as it is. */
   async inOrder<R extends Keyed>(rows: readonly R[]): Promise<R[]> {
-    if (this.worker === null && rows.length < SORT_HERE_BELOW)
-      return [...rows].sort((a, b) => compare(sortKey(a), sortKey(b)));
+    if (this.worker === null && rows.length < SORT_HERE_BELOW) return [...rows].sort(byKey);
     const worker = (this.worker ??= startWorker());
     this.worker = null;
     for (let start = this.sent; start < rows.length; start += PIECE) {
-      worker.postMessage(
-        rows
-          .slice(start, start + PIECE)
-          .map(sortKey)
-          .join('\n'),
-      );
+      sendPiece(worker, rows, start);
       await new Promise(setImmediate);
     }
     this.sent = 0;
