@@ -2,12 +2,12 @@
 // import use case opened (services/import-accounts.ts). Rows go in chunks, and the event loop gets
 // a turn between chunks, so a million-row import never stops the server from answering (SQLite
 // reads use their own connection meanwhile).
-import { sql, type Kysely } from 'kysely';
+import { sql, type Insertable, type Kysely } from 'kysely';
 import type { ImportRow } from '../domain/csv-import.ts';
 import type { Platform } from '../domain/platforms.ts';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
 import { runByShape } from './prepared.ts';
-import type { Database } from './schema.ts';
+import type { AccountsTable, Database } from './schema.ts';
 
 type Db = Kysely<Database>;
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -42,7 +42,19 @@ export interface ImportMeta {
   onProgress?: (written: number, total: number) => void;
 }
 
-const COLUMNS_PER_ROW = 9;
+/** What an import writes of a new account, in the order parametersOf lists it. */
+const INSERTED_COLUMNS = [
+  'platform',
+  'username',
+  'username_key',
+  'tags',
+  'note',
+  'tracked_since',
+  'next_check_at',
+  'created_at',
+  'updated_at',
+] as const;
+const COLUMNS_PER_ROW = INSERTED_COLUMNS.length;
 
 /**
  * Inserts new accounts, reactivates untracked ones, counts the rest, and records the import. Call
@@ -96,27 +108,7 @@ function notIn(chunk: readonly ImportRow[], inserted: readonly InsertedKey[]): I
   return chunk.filter((row) => !keys.has(`${row.platform}:${row.key}`));
 }
 
-function insertQuery(trx: Db, chunk: readonly ImportRow[], now: number) {
-  return trx
-    .insertInto('accounts')
-    .values(
-      chunk.map((row) => ({
-        platform: row.platform,
-        username: row.username,
-        username_key: row.key,
-        tags: JSON.stringify(row.tags),
-        note: row.note,
-        tracked_since: now,
-        next_check_at: now,
-        created_at: now,
-        updated_at: now,
-      })),
-    )
-    .onConflict((oc) => oc.columns(['platform', 'username_key']).doNothing())
-    .returning(['platform', 'username_key']);
-}
-
-/** The chunk's parameters in the order insertQuery's columns put them. */
+/** The chunk's values, row after row, in INSERTED_COLUMNS order. */
 function parametersOf(chunk: readonly ImportRow[], now: number): unknown[] {
   const values = new Array<unknown>(chunk.length * COLUMNS_PER_ROW);
   let at = 0;
@@ -136,9 +128,20 @@ function parametersOf(chunk: readonly ImportRow[], now: number): unknown[] {
  * insert cost a third of an import's time: the SQL is compiled once per chunk size.
  */
 async function insertNew(trx: Db, chunk: readonly ImportRow[], now: number): Promise<InsertedKey[]> {
-  const parameters = parametersOf(chunk, now);
-  const result = await runByShape(trx, `import-accounts:${chunk.length}`, parameters, () =>
-    insertQuery(trx, chunk, now),
+  const result = await runByShape<InsertedKey>(
+    trx,
+    `import-accounts:${chunk.length}`,
+    parametersOf(chunk, now),
+    (values) => {
+      const rows: Record<string, unknown>[] = [];
+      for (let at = 0; at < values.length; at += COLUMNS_PER_ROW)
+        rows.push(Object.fromEntries(INSERTED_COLUMNS.map((column, k) => [column, values[at + k]])));
+      return trx
+        .insertInto('accounts')
+        .values(rows as unknown as Insertable<AccountsTable>[])
+        .onConflict((oc) => oc.columns(['platform', 'username_key']).doNothing())
+        .returning(['platform', 'username_key']);
+    },
   );
   return result.rows;
 }

@@ -51,32 +51,64 @@ export function preparedQuery<A extends readonly string[], R>(
 
 /**
  * For queries whose shape varies a little (which columns an update sets, how many rows an insert
- * holds): `build` is compiled the first time a shape is seen, and when its parameters are exactly
- * `parameters`, in order, its SQL is kept for that shape and later calls run it with theirs,
- * skipping Kysely's building and compiling. A shape whose parameters differ is compiled every time.
+ * holds). The first time a shape is seen, `build` is compiled once with a stand-in for each
+ * argument, which shows where each argument goes among the query's parameters (and which
+ * parameters are constants); later calls put their arguments there and run the same SQL, skipping
+ * Kysely's building and compiling. `build` must use every argument, and only as a value: a shape
+ * where one is unused, went into the SQL text or was computed with is compiled every time.
  */
 export async function runByShape<R>(
   db: Db,
   shape: string,
-  parameters: readonly unknown[],
-  build: () => Compilable<R>,
+  args: readonly unknown[],
+  build: (args: readonly unknown[]) => Compilable<R>,
 ): Promise<QueryResult<R>> {
   const { adapter } = db.getExecutor();
-  let shapes = compiledShapes.get(adapter);
-  if (shapes === undefined) compiledShapes.set(adapter, (shapes = new Map()));
-  const known = shapes.get(shape) as CompiledQuery<R> | undefined;
-  if (known !== undefined && known.parameters.length === parameters.length)
-    return db.executeQuery<R>({ ...known, parameters });
-  const compiled = build().compile();
-  if (
-    compiled.parameters.length === parameters.length &&
-    compiled.parameters.every((value, i) => value === parameters[i])
-  ) {
+  let shapes = learntShapes.get(adapter);
+  if (shapes === undefined) learntShapes.set(adapter, (shapes = new Map()));
+  let known = shapes.get(shape);
+  if (known === undefined || known.arity !== args.length) {
     if (shapes.size >= 200) shapes.clear();
-    shapes.set(shape, compiled);
+    known = learnShape(build, args.length);
+    shapes.set(shape, known);
   }
-  return db.executeQuery(compiled);
+  const { slots } = known;
+  if (slots === null) return db.executeQuery(build(args).compile());
+  const parameters = known.inOrder
+    ? args
+    : slots.map((slot) => (slot.arg === undefined ? slot.constant : args[slot.arg]));
+  return db.executeQuery<R>({ ...(known.query as CompiledQuery<R>), parameters });
+}
+
+type Slot = { arg: number; constant?: undefined } | { arg?: undefined; constant: unknown };
+interface LearntShape {
+  arity: number;
+  query: CompiledQuery<unknown>;
+  /** Where each parameter comes from; null when the shape cannot be reused. */
+  slots: Slot[] | null;
+  /** The parameters are the arguments as they are (a multi-row insert): no copy is needed. */
+  inOrder: boolean;
+}
+
+const STAND_IN = '\u0000shape-argument-';
+
+function learnShape(build: (args: readonly unknown[]) => Compilable<unknown>, arity: number): LearntShape {
+  const standIns = Array.from({ length: arity }, (_, i) => `${STAND_IN}${i}\u0000`);
+  const query = build(standIns).compile();
+  const positions = new Map(standIns.map((standIn, i) => [standIn, i]));
+  const slots = query.parameters.map((value): Slot => {
+    const arg = typeof value === 'string' ? positions.get(value) : undefined;
+    return arg === undefined ? { constant: value } : { arg };
+  });
+  // A build that ignored an argument (it closed over a real value instead) would replay that value.
+  const used = new Set(slots.map((slot) => slot.arg));
+  const misused =
+    standIns.some((_, i) => !used.has(i)) ||
+    query.sql.includes(STAND_IN) ||
+    slots.some((slot) => slot.arg === undefined && JSON.stringify(slot.constant ?? null).includes('shape-argument-'));
+  const inOrder = slots.length === arity && slots.every((slot, i) => slot.arg === i);
+  return { arity, query, slots: misused ? null : slots, inOrder };
 }
 
 // Per dialect (a transaction shares its database's adapter), so one process may use both.
-const compiledShapes = new WeakMap<object, Map<string, CompiledQuery<unknown>>>();
+const learntShapes = new WeakMap<object, Map<string, LearntShape>>();

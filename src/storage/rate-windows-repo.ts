@@ -57,27 +57,24 @@ async function readWindow(db: Db, key: string): Promise<WindowRow | null> {
  * the update returns says which was taken. Nothing taken costs one more read, to say why.
  */
 export async function takeRequest(db: Db, key: string, now: number, margin: number, probeMs: number): Promise<Take> {
-  const token = sql<boolean>`(remaining > 0 and reset_at + ${margin} > ${now})`;
-  const probe = sql<boolean>`(probe_until <= ${now} and (remaining is null or reset_at + ${margin} <= ${now}))`;
   for (let attempt = 0; attempt < 2; attempt++) {
-    const parameters = [margin, now, margin, now, now + probeMs, now, key, now, margin, now, now, margin, now];
-    const result = await runByShape<{ remaining: number | null; reset_at: number }>(
-      db,
-      'take-request',
-      parameters,
-      () =>
-        db
-          .updateTable('rate_windows')
-          .set({
-            remaining: sql`case when ${token} then remaining - 1 else remaining end`,
-            probe_until: sql`case when ${token} then probe_until else ${now + probeMs} end`,
-            updated_at: now,
-          })
-          .where('window_key', '=', key)
-          .where('blocked_until', '<=', now)
-          .where(sql<boolean>`(${token} or ${probe})`)
-          .returning(['remaining', 'reset_at']),
-    );
+    const args = [key, now, margin, now + probeMs];
+    const result = await runByShape<{ remaining: number | null; reset_at: number }>(db, 'take-request', args, (a) => {
+      const [windowKey, at, slack, probeUntil] = a;
+      const token = sql<boolean>`(remaining > 0 and reset_at + ${slack} > ${at})`;
+      const probe = sql<boolean>`(probe_until <= ${at} and (remaining is null or reset_at + ${slack} <= ${at}))`;
+      return db
+        .updateTable('rate_windows')
+        .set({
+          remaining: sql`case when ${token} then remaining - 1 else remaining end`,
+          probe_until: sql`case when ${token} then probe_until else ${probeUntil} end`,
+          updated_at: at as number,
+        })
+        .where('window_key', '=', windowKey as string)
+        .where('blocked_until', '<=', at as number)
+        .where(sql<boolean>`(${token} or ${probe})`)
+        .returning(['remaining', 'reset_at']);
+    });
     const taken = result.rows[0];
     if (taken) {
       const resetAt = Number(taken.reset_at);
@@ -109,38 +106,35 @@ export async function recordWindow(
   blockedUntil: number | null,
   probe: boolean,
 ): Promise<WindowRow | null> {
-  const set: Record<string, unknown> = { updated_at: now };
-  const parameters: unknown[] = [now]; // in the order Kysely puts them (runByShape checks it)
-  if (probe) {
-    set.probe_until = 0;
-    parameters.push(0);
-  }
+  // Which parts the statement has is its shape; the values are its arguments.
+  const shape = `record-window:${probe ? 'probe,' : ''}${report ? 'report,' : ''}${blockedUntil !== null ? 'blocked' : ''}`;
+  const args: unknown[] = [key, now];
   if (report) {
     const { limit, remaining, resetAt } = report;
-    const same = sql<boolean>`remaining is not null and reset_at > ${resetAt - SAME_WINDOW_MS} and reset_at < ${resetAt + SAME_WINDOW_MS}`;
-    set.limit_count = limit;
-    set.remaining = sql`case when ${same} then (case when remaining < ${remaining} then remaining else ${remaining} end) when reset_at < ${resetAt} or remaining is null then ${remaining} else remaining end`;
-    set.reset_at = sql`case when reset_at < ${resetAt} then ${resetAt} else reset_at end`;
-    parameters.push(
-      limit,
-      resetAt - SAME_WINDOW_MS,
-      resetAt + SAME_WINDOW_MS,
-      remaining,
-      remaining,
-      resetAt,
-      remaining,
-    );
-    parameters.push(resetAt, resetAt);
+    args.push(limit, remaining, resetAt, resetAt - SAME_WINDOW_MS, resetAt + SAME_WINDOW_MS);
   }
-  if (blockedUntil !== null) {
-    set.blocked_until = sql`case when blocked_until < ${blockedUntil} then ${blockedUntil} else blocked_until end`;
-    parameters.push(blockedUntil, blockedUntil);
-  }
-  parameters.push(key);
-  const shape = `record-window:${Object.keys(set).join(',')}`;
-  const result = await runByShape<WindowColumns>(db, shape, parameters, () =>
-    db.updateTable('rate_windows').set(set).where('window_key', '=', key).returning(COLUMNS),
-  );
+  if (blockedUntil !== null) args.push(blockedUntil);
+  const result = await runByShape<WindowColumns>(db, shape, args, (a) => {
+    const [windowKey, at, ...rest] = a;
+    const set: Record<string, unknown> = { updated_at: at };
+    if (probe) set.probe_until = 0;
+    if (report) {
+      const [limit, remaining, resetAt, sameFrom, sameTo] = rest.splice(0, 5);
+      const same = sql<boolean>`remaining is not null and reset_at > ${sameFrom} and reset_at < ${sameTo}`;
+      set.limit_count = limit;
+      set.remaining = sql`case when ${same} then (case when remaining < ${remaining} then remaining else ${remaining} end) when reset_at < ${resetAt} or remaining is null then ${remaining} else remaining end`;
+      set.reset_at = sql`case when reset_at < ${resetAt} then ${resetAt} else reset_at end`;
+    }
+    if (blockedUntil !== null) {
+      const [blocked] = rest;
+      set.blocked_until = sql`case when blocked_until < ${blocked} then ${blocked} else blocked_until end`;
+    }
+    return db
+      .updateTable('rate_windows')
+      .set(set)
+      .where('window_key', '=', windowKey as string)
+      .returning(COLUMNS);
+  });
   const row = result.rows[0];
   return row ? toRow(row) : null;
 }

@@ -100,9 +100,6 @@ export async function writeCheck(db: Db, owner: string, write: CheckWrite, now: 
     status: write.status,
     status_reason: write.statusReason,
     last_checked_at: write.lastCheckedAt,
-    // An admin's refresh during the check moved the due time: the earlier of the two is kept, so
-    // the refresh is not lost under the check's own schedule.
-    next_check_at: sql<number>`case when next_check_at <> ${write.claimedDueAt} and next_check_at < ${write.nextCheckAt} then next_check_at else ${write.nextCheckAt} end`,
     consecutive_failures: write.consecutiveFailures,
     last_error: write.lastError,
     username: write.username,
@@ -122,24 +119,26 @@ export async function writeCheck(db: Db, owner: string, write: CheckWrite, now: 
     lease_expires_at: null,
     updated_at: now,
   };
-  const defined = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
-  // The statement's parameters in the order Kysely puts them (runByShape checks it): the set
-  // values (the due time's expression holds three), then the where clause's.
-  const parameters: unknown[] = [];
-  for (const [column, value] of Object.entries(defined))
-    if (column === 'next_check_at') parameters.push(write.claimedDueAt, write.nextCheckAt, write.nextCheckAt);
-    else parameters.push(value);
-  parameters.push(write.id, owner, 'paused');
-  const result = await runByShape(db, `write-check:${Object.keys(defined).join(',')}`, parameters, () =>
-    db
-      .updateTable('accounts')
-      .set(defined)
-      .where('id', '=', write.id)
-      .where('lease_owner', '=', owner)
-      // An admin may have paused or untracked the account while it was being checked: that wins.
-      .where('untracked_at', 'is', null)
-      .where('status', '<>', 'paused'),
-  );
+  const defined = Object.entries(values).filter(([, v]) => v !== undefined);
+  const columns = defined.map(([column]) => column);
+  const args = [...defined.map(([, value]) => value), write.claimedDueAt, write.nextCheckAt, write.id, owner];
+  const result = await runByShape(db, `write-check:${columns.join(',')}`, args, (a) => {
+    const [claimedDueAt, nextCheckAt, id, leaseOwner] = a.slice(columns.length);
+    const set: Record<string, unknown> = Object.fromEntries(columns.map((column, i) => [column, a[i]]));
+    // An admin's refresh during the check moved the due time: the earlier of the two is kept, so
+    // the refresh is not lost under the check's own schedule.
+    set.next_check_at = sql<number>`case when next_check_at <> ${claimedDueAt} and next_check_at < ${nextCheckAt} then next_check_at else ${nextCheckAt} end`;
+    return (
+      db
+        .updateTable('accounts')
+        .set(set)
+        .where('id', '=', id as number)
+        .where('lease_owner', '=', leaseOwner as string)
+        // An admin may have paused or untracked the account while it was being checked: that wins.
+        .where('untracked_at', 'is', null)
+        .where('status', '<>', 'paused')
+    );
+  });
   return Number(result.numAffectedRows ?? 0) > 0;
 }
 
