@@ -203,7 +203,12 @@ export function withStaleness<
   T extends { metrics: { observedAt: string } | null; analysis: Record<string, unknown> | null },
 >(account: T, now: number, intervalMs: number): T {
   if (account.analysis === null || account.metrics === null) return account;
-  const observedAt = Date.parse(account.metrics.observedAt);
-  const stale = Number.isFinite(observedAt) && now - observedAt > 2 * intervalMs;
+  const stale = isStale(account.metrics.observedAt, now, intervalMs);
   return account.analysis.stale === stale ? account : { ...account, analysis: { ...account.analysis, stale } };
+}
+
+/** True when metrics observed at `observedAt` (ISO 8601) are older than twice the tracking interval. */
+export function isStale(observedAt: string, now: number, intervalMs: number): boolean {
+  const at = Date.parse(observedAt);
+  return Number.isFinite(at) && now - at > 2 * intervalMs;
 }

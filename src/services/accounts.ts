@@ -1,9 +1,9 @@
 // Reading tracked accounts as use cases: one, a batch, or a filtered page. Every account is shown
 // with `analysis.stale` decided at read time.
 import type { Account, AccountSort, AccountStatus } from '../domain/account.ts';
-import { withStaleness } from '../domain/analysis.ts';
+import { isStale, withStaleness } from '../domain/analysis.ts';
 import type { Platform } from '../domain/platforms.ts';
-import { findAccount, findAccounts, listAccounts } from '../storage/accounts-repo.ts';
+import { findAccount, findAccountJson, findAccounts, listAccounts } from '../storage/accounts-repo.ts';
 import { accountRef, notTracked, type NamedRef } from './account-refs.ts';
 import type { ServiceDeps } from './context.ts';
 
@@ -17,6 +17,21 @@ export async function getAccount(deps: ServiceDeps, ref: NamedRef): Promise<Acco
   const account = await findAccount(deps.store.reader, ref);
   if (!account) throw notTracked(ref.name);
   return present(account, deps);
+}
+
+/**
+ * One tracked account for the API to send: its JSON written from the stored text, without parsing
+ * and serializing it again, or (when the stored form does not allow that) the Account for the
+ * route's serializer.
+ */
+export async function getAccountAnswer(deps: ServiceDeps, ref: NamedRef): Promise<{ json: string } | Account> {
+  const now = deps.clock.now();
+  const { trackIntervalMs } = deps.config;
+  const found = await findAccountJson(deps.store.reader, ref, (observedAt) =>
+    isStale(observedAt, now, trackIntervalMs),
+  );
+  if (found === null) throw notTracked(ref.name);
+  return 'json' in found ? found : present(found, deps);
 }
 
 /** Several accounts by name; `missing` lists the names (first spelling of each) not tracked. */

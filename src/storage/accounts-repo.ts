@@ -3,7 +3,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Account, AccountSort, AccountStatus } from '../domain/account.ts';
 import type { Platform } from '../domain/platforms.ts';
-import { ACCOUNT_COLUMNS, toAccount } from './accounts-map.ts';
+import { ACCOUNT_COLUMNS, toAccount, toAccountJson, type AccountRow } from './accounts-map.ts';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
 import { preparedQuery } from './prepared.ts';
 import type { Database } from './schema.ts';
@@ -43,10 +43,31 @@ const accountByName = preparedQuery((db: Db, platform: string, key: string) =>
   selectAccountByName(db, { platform: platform as Platform, key }),
 );
 
+/** One tracked account's row, or null (untracked accounts are hidden until re-imported). */
+async function findAccountRow(db: Db, ref: AccountRef): Promise<AccountRow | null> {
+  const [row] = await accountByName(db, ref.platform, ref.key);
+  return row === undefined || row.untracked_at !== null ? null : row;
+}
+
 /** One tracked account, or null (untracked accounts are hidden until re-imported). */
 export async function findAccount(db: Db, ref: AccountRef): Promise<Account | null> {
-  const [row] = await accountByName(db, ref.platform, ref.key);
-  return row === undefined || row.untracked_at !== null ? null : toAccount(row);
+  const row = await findAccountRow(db, ref);
+  return row === null ? null : toAccount(row);
+}
+
+/**
+ * One tracked account as the API's JSON, written from the stored text (toAccountJson), or as an
+ * Account when its stored form does not allow that; null when it is not tracked.
+ */
+export async function findAccountJson(
+  db: Db,
+  ref: AccountRef,
+  isStale: (observedAt: string) => boolean,
+): Promise<{ json: string } | Account | null> {
+  const row = await findAccountRow(db, ref);
+  if (row === null) return null;
+  const json = toAccountJson(row, isStale);
+  return json === null ? toAccount(row) : { json };
 }
 
 /** The row id of a tracked account (untracked ones are hidden, as everywhere in the API), or null. */

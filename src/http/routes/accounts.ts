@@ -1,12 +1,13 @@
 // Reading tracked accounts: one (by query or path), a batch of up to 100, or a filtered page.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ACCOUNT_SORTS, ACCOUNT_STATUSES, TAG_PATTERN, type AccountSort } from '../../domain/account.ts';
 import { PLAIN_TEXT_PATTERN } from '../../domain/text.ts';
 import { PerchError } from '../../domain/errors.ts';
 import { accountRef } from '../../services/account-refs.ts';
-import { getAccount, getAccounts, listAccountPage } from '../../services/accounts.ts';
+import type { Account } from '../../domain/account.ts';
+import { getAccountAnswer, getAccounts, listAccountPage } from '../../services/accounts.ts';
 import type { AppDeps } from '../deps.ts';
 import { AccountSchema, PlatformSchema, literals, nullable, problems } from '../schemas.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
@@ -55,6 +56,14 @@ const OneBatchOrPage = Type.Unsafe<unknown>({
   examples: [{ data: [AccountSchema.examples[0]], nextCursor: null }],
 });
 
+/**
+ * Sends one account: JSON text written from the store goes out as it is (Fastify sends a string with
+ * a JSON content type without serializing it), an Account through the route's serializer.
+ */
+function sendAccount(reply: FastifyReply, answer: { json: string } | Account): FastifyReply | Account {
+  return 'json' in answer ? reply.type('application/json; charset=utf-8').send(answer.json) : answer;
+}
+
 export default async function accountRoutes(root: FastifyInstance, deps: AppDeps) {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -74,13 +83,16 @@ export default async function accountRoutes(root: FastifyInstance, deps: AppDeps
         ...problems(400, 401, 404, 429),
       },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const query = request.query;
       if (query.username !== undefined && query.usernames !== undefined) {
         throw new PerchError('bad_request', 'Send either username or usernames, not both.');
       }
       if (query.username !== undefined)
-        return getAccount(deps, accountRef(query.username, query.platform, deps.config.defaultPlatform));
+        return sendAccount(
+          reply,
+          await getAccountAnswer(deps, accountRef(query.username, query.platform, deps.config.defaultPlatform)),
+        );
       if (query.usernames !== undefined) {
         const names = query.usernames
           .split(',')
@@ -119,9 +131,12 @@ export default async function accountRoutes(root: FastifyInstance, deps: AppDeps
       params: Type.Object({ platform: PlatformSchema, username: Type.String({ minLength: 1, maxLength: 300 }) }),
       response: { 200: Type.Ref('Account'), ...problems(400, 401, 404, 429) },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const { platform, username } = request.params;
-      return getAccount(deps, accountRef(username, platform, deps.config.defaultPlatform));
+      return sendAccount(
+        reply,
+        await getAccountAnswer(deps, accountRef(username, platform, deps.config.defaultPlatform)),
+      );
     },
   });
 }
