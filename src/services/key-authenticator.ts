@@ -31,6 +31,11 @@ interface CacheEntry {
 }
 
 const MAX_CACHED = 10_000;
+
+const ENV_ADMIN: KeyCheck = {
+  ok: true,
+  principal: { keyId: ENV_ADMIN_KEY_ID, role: 'admin', username: 'admin', name: 'ADMIN_API_KEY', expiresAt: null },
+};
 const TOUCH_EVERY_MS = 60_000;
 
 /**
@@ -39,6 +44,7 @@ const TOUCH_EVERY_MS = 60_000;
  * once. Last-used times are written at most once a minute per key.
  */
 export class KeyAuthenticator {
+  /** By the key as presented. */
   private readonly cache = new Map<string, CacheEntry>();
   private readonly touched = new Map<string, number>();
   private readonly envAdminHash: string | null;
@@ -63,29 +69,20 @@ export class KeyAuthenticator {
 
   async check(presented: string): Promise<KeyCheck> {
     const { clock, cacheTtlMs } = this.options;
-    // One keyed hash per request serves both checks: the constant-time comparison with
-    // ADMIN_API_KEY (whose hash is computed once) and the lookup of stored keys.
-    const hash = hashApiKey(presented, this.options.secret);
-    if (this.envAdminHash !== null && hashesEqual(hash, this.envAdminHash)) {
-      return {
-        ok: true,
-        principal: {
-          keyId: ENV_ADMIN_KEY_ID,
-          role: 'admin',
-          username: 'admin',
-          name: 'ADMIN_API_KEY',
-          expiresAt: null,
-        },
-      };
-    }
-    if (!isWellFormedApiKey(presented)) return { ok: false, reason: 'invalid' };
     const now = clock.now();
-    let entry = this.cache.get(hash);
+    // A key checked within the TTL is found by its text: the keyed hash (an HMAC per request) is
+    // computed only when the store has to be asked. The text is held no longer than the entry.
+    let entry = this.cache.get(presented);
     if (entry === undefined || now - entry.fetchedAt >= cacheTtlMs) {
+      // One keyed hash serves both checks: the constant-time comparison with ADMIN_API_KEY (whose
+      // hash is computed once) and the lookup of stored keys.
+      const hash = hashApiKey(presented, this.options.secret);
+      if (this.envAdminHash !== null && hashesEqual(hash, this.envAdminHash)) return ENV_ADMIN;
+      if (!isWellFormedApiKey(presented)) return { ok: false, reason: 'invalid' };
       const generation = this.generation;
       entry = { key: await this.lookup(hash), fetchedAt: now };
       if (this.cache.size >= MAX_CACHED) this.cache.clear();
-      if (generation === this.generation) this.cache.set(hash, entry);
+      if (generation === this.generation) this.cache.set(presented, entry);
     }
     const { key } = entry;
     if (key.status === 'unknown') return { ok: false, reason: 'invalid' };
