@@ -45,7 +45,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   const app = Fastify({
     loggerInstance: logger,
     // One access line per request, when it is answered (http/access-log.ts).
-    logController: new AccessLog(),
+    logController: new AccessLog(logger),
     // Our own id, unique per process run, so no caller can make two requests look like one; the
     // caller's X-Request-Id is kept beside it (callerRequestId in logs and problem documents).
     genReqId: () => `req-${PROCESS_TAG}-${(++requestCounter).toString(36)}`,
