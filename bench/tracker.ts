@@ -16,7 +16,7 @@ import { trackerSettings } from '../src/tracker/create-tracker.ts';
 import { spendPlans } from '../src/limits/spend-plan.ts';
 import { Tracker } from '../src/tracker/tracker.ts';
 import { startFakeXChild } from './lib/fake-x.ts';
-import { clientLookupRate } from './lib/x-client-baseline.ts';
+import { clientLookupRate, clientTimelineRate } from './lib/x-client-baseline.ts';
 import { figure, fmt, heading, summary, target, type Verdict } from './lib/report.ts';
 
 const ACCOUNTS = Number(process.env.BENCH_TRACKER_ACCOUNTS ?? 100_000);
@@ -108,6 +108,15 @@ try {
   const { stats } = await fake.ask({ type: 'stats' });
   const baseline = await clientLookupRate(fake.url, TOKEN, ids);
   figure('baseline: X client alone, lookups by id', `${fmt.int(baseline)}/s`, 'no storage, no timelines');
+  // What a first check cannot go below: its own timeline read. The same users' timelines, as many
+  // in flight as the tracker keeps (batches in flight × reads per batch), nothing analysed or stored.
+  const settings = trackerSettings(config);
+  const reads = await clientTimelineRate(fake.url, TOKEN, ids, settings.batchesInFlight * settings.postFetchesInFlight);
+  figure(
+    'baseline: X client alone, one timeline read per user',
+    `${fmt.int(reads.rate)}/s`,
+    `${reads.cpuMsPerUser.toFixed(3)} ms CPU per user; first checks ran at ${fmt.ratio(firstRate / reads.rate)} of it`,
+  );
   const mean = rates.reduce((a, b) => a + b, 0) / rates.length;
   verdicts.push(target('steady refreshes per second (rounds 1-3)', `${fmt.int(mean)}/s`, '≥ 10,000/s', mean >= 10_000));
   figure('share of the baseline', fmt.ratio(mean / baseline));

@@ -22,3 +22,33 @@ export async function clientLookupRate(
   );
   return ids.length / ((performance.now() - started) / 1000);
 }
+
+/**
+ * Users per second when the client alone reads one timeline per user (the read a first check makes),
+ * `inFlight` at a time, nothing parsed beyond the client's own mapping and nothing stored.
+ */
+export async function clientTimelineRate(
+  url: string,
+  bearerToken: string,
+  ids: readonly string[],
+  inFlight: number,
+): Promise<{ rate: number; cpuMsPerUser: number }> {
+  const client = createXClient({ baseUrl: url, bearerToken });
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < ids.length) {
+        const id = ids[next] as string;
+        next += 1;
+        await client.fetchPosts(id, null, 100);
+      }
+    }),
+  );
+  const used = process.cpuUsage(cpu);
+  return {
+    rate: ids.length / ((performance.now() - started) / 1000),
+    cpuMsPerUser: (used.user + used.system) / 1000 / ids.length,
+  };
+}

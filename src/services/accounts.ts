@@ -27,7 +27,7 @@ export async function getAccount(deps: ServiceDeps, ref: NamedRef): Promise<Acco
 export async function getAccountAnswer(deps: ServiceDeps, ref: NamedRef): Promise<{ json: string } | Account> {
   const now = deps.clock.now();
   const { trackIntervalMs } = deps.config;
-  const found = await findAccountJson(deps.store.reader, ref, (observedAt) =>
+  const found = await findAccountJson(deps.store.reader, deps.store.caps, ref, (observedAt) =>
     isStale(observedAt, now, trackIntervalMs),
   );
   if (found === null) throw notTracked(ref.name);

@@ -20,7 +20,7 @@ interface Prepared<R> {
  * up as exactly one parameter of the query (a value Kysely inlines or copies would be caught here).
  * Later calls put their arguments in those places and run the compiled SQL.
  */
-export function preparedQuery<A extends readonly string[], R>(
+export function preparedQuery<A extends readonly unknown[], R>(
   build: (db: Db, ...args: A) => Compilable<R>,
 ): (db: Db, ...args: A) => Promise<R[]> {
   const compiled = new WeakMap<Db, Prepared<R>>();

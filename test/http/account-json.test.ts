@@ -99,6 +99,7 @@ test('one account is answered from its stored text exactly as the serializer wri
     // What the tracker writes is in the form the shortcut takes (no fallback to the serializer).
     const found = await findAccountJson(
       api.deps.store.reader,
+      api.deps.store.caps,
       { platform: platform as Platform, key: name },
       () => false,
     );
@@ -153,4 +154,35 @@ test('a stored column not in the expected form is answered through the serialize
   ({ one, serialized } = await answers(api, 'x', 'jack'));
   assert.equal(one.body, serialized);
   assert.equal(one.json().metrics, null);
+});
+
+test('many lookups at once each get their own account, whatever else is asked beside them', async (t) => {
+  const api = await build(t);
+  const names = Array.from({ length: 80 }, (_, i) => `reader${i}`);
+  const insert = await api.app.inject({
+    method: 'POST',
+    url: '/api/admin/insert',
+    headers: admin,
+    payload: { file: `username,tags\n${names.map((n, i) => `${n},t${i}`).join('\n')}\n` },
+  });
+  assert.equal(insert.statusCode, 200, insert.body);
+  const stopped = await api.app.inject({ method: 'DELETE', url: '/api/admin/accounts/x/reader3', headers: admin });
+  assert.equal(stopped.statusCode, 200, stopped.body);
+  // Asked together (so that a store which gathers lookups answers them in shared queries): every
+  // tracked name twice, a name never imported, and the untracked one.
+  const asked = [...names, ...names, 'never_imported', 'reader3'];
+  const answers = await Promise.all(
+    asked.map((name) => api.app.inject({ method: 'GET', url: `/api/?username=${name}`, headers: admin })),
+  );
+  asked.forEach((name, i) => {
+    const answer = answers[i] as (typeof answers)[number];
+    if (name === 'never_imported' || name === 'reader3') {
+      assert.equal(answer.statusCode, 404, `${name}: ${answer.body}`);
+      assert.equal(answer.json().code, 'account_not_found');
+      return;
+    }
+    assert.equal(answer.statusCode, 200, `${name}: ${answer.body}`);
+    assert.equal(answer.json().username, name);
+    assert.deepEqual(answer.json().tags, [`t${names.indexOf(name)}`]);
+  });
 });

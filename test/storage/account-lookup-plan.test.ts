@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { selectAccountByName, selectAccountsByName } from '../../src/storage/accounts-repo.ts';
+import { selectAccountByName, selectAccountsByName, selectAccountsByPairs } from '../../src/storage/accounts-repo.ts';
 import { openStore, type Store } from '../../src/storage/store.ts';
 import { dialectName, freshStoreUrl, type TestStoreUrl } from '../helpers/store-url.ts';
 
@@ -51,5 +51,23 @@ describe('account lookups by name on a table without statistics', { skip: dialec
     const plan = await planOf(selectAccountsByName(store.reader, refs));
     assert.match(plan, new RegExp(UNIQUE_INDEX), plan);
     assert.doesNotMatch(plan, /accounts_by_status|Seq Scan/, plan);
+  });
+
+  it('reads lookups gathered into one statement through the same index, one probe per name', async () => {
+    const { textPairs } = store.caps;
+    assert.ok(textPairs !== null, 'PostgreSQL gathers lookups');
+    const keys = Array.from({ length: 64 }, (_, i) => `fresh${i * 300 + 1}`);
+    const query = selectAccountsByPairs(
+      store.reader,
+      textPairs,
+      keys.map(() => 'x'),
+      keys,
+    );
+    const plan = await planOf(query);
+    assert.match(plan, new RegExp(`Index Scan using ${UNIQUE_INDEX}`), plan);
+    assert.match(plan, /Nested Loop/, plan);
+    assert.doesNotMatch(plan, /accounts_by_status|Seq Scan/, plan);
+    const rows = await query.execute();
+    assert.deepEqual(rows.map((row) => row.username_key).sort(), [...keys].sort());
   });
 });

@@ -43,6 +43,13 @@ export interface DialectCapabilities {
    * (SQLite: one process writes, and it wakes its own tracker directly).
    */
   readonly dueNotifications: DueNotifications | null;
+  /**
+   * The table `(a, b)` of two text arrays bound as two parameters, pair by pair, where lookups of
+   * single rows arriving together are worth gathering into one query (PostgreSQL: each query is a
+   * network round trip and a wakeup of the server's backend). Null on SQLite, which answers inside
+   * the call: there is nothing to gather.
+   */
+  readonly textPairs: ((a: readonly string[], b: readonly string[]) => RawBuilder<{ a: string; b: string }>) | null;
   /** Cheap query proving the store answers. */
   ping(db: Kysely<Database>): Promise<void>;
 }

@@ -9,6 +9,8 @@ import { dueNotifications } from './postgres-notify.ts';
 export const postgresCapabilities: DialectCapabilities = {
   name: 'postgres',
   autoIdType: 'serial',
+  // Two set-returning functions in one select list advance together: the arrays' n-th elements pair up.
+  textPairs: (a, b) => sql<{ a: string; b: string }>`(select unnest(${a}::text[]) as a, unnest(${b}::text[]) as b)`,
   skipLocked: true,
   maxParameters: 60_000,
   bytewiseCollation: '"C"',

@@ -12,6 +12,7 @@ import { WalCheckpointer, type CheckpointResult } from './sqlite-checkpointer.ts
 export const sqliteCapabilities: DialectCapabilities = {
   name: 'sqlite',
   autoIdType: 'integer',
+  textPairs: null,
   skipLocked: false,
   unloggedTable: null,
   dueNotifications: null,
