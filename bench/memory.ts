@@ -3,12 +3,12 @@
 // Run: npm run bench -- memory   (env BENCH_MEMORY_RUNS, BENCH_MEMORY_IDLE, BENCH_POSTGRES_URL, BENCH_TMPDIR)
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, readdirSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freshBenchSchema } from './lib/postgres.ts';
-import { ADMIN_KEY, KEY_HASH_SECRET, REPO_ROOT, freePort } from './lib/processes.ts';
+import { ADMIN_KEY, KEY_HASH_SECRET, REPO_ROOT, freePort, processTree } from './lib/processes.ts';
 import { figure, fmt, heading, summary, target, type Verdict } from './lib/report.ts';
 
 const RUNS = Number(process.env.BENCH_MEMORY_RUNS ?? 3);
@@ -49,19 +49,6 @@ async function waitReady(child: ChildProcess, url: string): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`${url} not ready after 60 s`);
-}
-
-/** `pid` and every process below it (npm → sh → node), parents first; a process gone meanwhile is skipped. */
-function processTree(pid: number): number[] {
-  let children: number[];
-  try {
-    children = readdirSync(`/proc/${pid}/task`).flatMap((task) =>
-      readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
-    );
-  } catch {
-    return [];
-  }
-  return [pid, ...children.flatMap(processTree)];
 }
 
 /** Memory of every process in the tree, summed. */

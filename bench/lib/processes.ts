@@ -1,6 +1,6 @@
 // Starting and stopping the processes a bench measures: the real perch server and the baselines.
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -16,6 +16,7 @@ export const KEY_HASH_SECRET = 'bench-key-hash-secret-0123456789abcdefghijklmnop
 
 export interface Server {
   url: string;
+  /** The server's own node process (under `npm start`, the node below npm and its shell). */
   pid: number;
   child: ChildProcess;
   stop(): Promise<void>;
@@ -86,6 +87,11 @@ function profileArgs(): string[] {
 export interface PerchOptions {
   /** Where perch's standard output (its log) goes, as a process manager would keep it; discarded without. */
   logFile?: string;
+  /**
+   * `npm`: started with `npm start`, the README's first command (npm, its shell and node); the
+   * default is the production command, node running the compiled entry point directly.
+   */
+  launcher?: 'node' | 'npm';
 }
 
 /** The real app through its command line (`perch serve`), on a store at `dbPath`, tracker off, no rate limit to speak of. */
@@ -110,12 +116,18 @@ export async function startPerchCommand(
 ): Promise<Server> {
   const port = await freePort();
   const log = options.logFile === undefined ? 'ignore' : openSync(options.logFile, 'a');
+  const byNpm = options.launcher === 'npm';
+  if (byNpm && command !== 'serve') throw new Error('npm start runs perch serve only');
+  const [file, args] = byNpm ? ['npm', ['start']] : [process.execPath, [...profileArgs(), ...PERCH_COMMAND, command]];
+  const { NODE_OPTIONS: _benchLoader, ...inherited } = process.env;
   const child = track(
-    spawn(process.execPath, [...profileArgs(), ...PERCH_COMMAND, command], {
+    spawn(file, args, {
       cwd: REPO_ROOT,
       stdio: ['ignore', log, 'inherit'],
       env: {
-        ...process.env,
+        ...inherited,
+        // Under npm, every node process of the tree (npm's own too) writes its profile.
+        ...(byNpm && profileArgs().length > 0 ? { NODE_OPTIONS: profileArgs().join(' ') } : {}),
         [command === 'worker' ? 'WORKER_PORT' : 'PORT']: String(port),
         HOST: '127.0.0.1',
         DATABASE_URL: databaseUrl,
@@ -136,7 +148,41 @@ export async function startPerchCommand(
     await stopChild(child);
     throw error;
   }
-  return { url, pid: child.pid ?? 0, child, stop: () => stopChild(child) };
+  if (!byNpm) return { url, pid: child.pid ?? 0, child, stop: () => stopChild(child) };
+  // npm → sh → node: the server is the last process of the tree. A process manager's SIGTERM to npm
+  // may not reach it (Debian's sh does not pass it on), so it is stopped directly, then npm exits.
+  const server = processTree(child.pid ?? 0).at(-1) ?? 0;
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const killer = setTimeout(() => {
+      for (const pid of processTree(child.pid ?? 0).reverse()) signal(pid, 'SIGKILL');
+    }, 10_000);
+    signal(server, 'SIGTERM');
+    await exited(child);
+    clearTimeout(killer);
+  };
+  return { url, pid: server, child, stop };
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // already gone
+  }
+}
+
+/** `pid` and every process below it (npm → sh → node), parents first; a process gone meanwhile is skipped. */
+export function processTree(pid: number): number[] {
+  let children: number[];
+  try {
+    children = readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+    );
+  } catch {
+    return [];
+  }
+  return [pid, ...children.flatMap(processTree)];
 }
 
 /** The bare node:http baseline, answering `bodyFile` to every request. */
@@ -180,6 +226,12 @@ export async function runInChild<T>(script: string, args: readonly string[]): Pr
 /** Peak resident set size of a running process, from /proc (Linux); null elsewhere. */
 export async function peakRssOf(pid: number): Promise<number | null> {
   return statusBytes(pid, 'VmHWM');
+}
+
+/** Resident set sizes summed over `pid` and the processes below it; null when none could be read. */
+export async function treeRssOf(pid: number): Promise<{ bytes: number; processes: number } | null> {
+  const sizes = (await Promise.all(processTree(pid).map((p) => rssOf(p)))).filter((n): n is number => n !== null);
+  return sizes.length === 0 ? null : { bytes: sizes.reduce((a, b) => a + b, 0), processes: sizes.length };
 }
 
 /** Resident set size of a running process now, from /proc (Linux); null elsewhere. */
