@@ -7,6 +7,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { importTooLarge } from '../../domain/csv-import.ts';
 import { utf8Chunks } from '../../domain/csv-stream.ts';
+import { parseLargeJsonOffThread } from '../json-off-thread.ts';
 import { PerchError } from '../../domain/errors.ts';
 import { commitImportOnce, planImport } from '../../services/import-accounts.ts';
 import { estimateForImport } from '../../services/spend.ts';
@@ -178,6 +179,8 @@ export default async function insertRoutes(app: FastifyInstance, deps: AppDeps) 
       ? importTooLarge(config.maxImportBytes)
       : error;
   });
+  // A million names as JSON are a 13 MB body: parsed on a thread, not on the event loop.
+  parseLargeJsonOffThread(app);
   app.addContentTypeParser(CSV_TYPES, (request, payload, done) => {
     const declared = Number(request.headers['content-length'] ?? 0);
     if (declared > config.maxImportBytes) return done(importTooLarge(config.maxImportBytes), undefined);
