@@ -116,8 +116,10 @@ export async function startPerchCommand(
 ): Promise<Server> {
   const port = await freePort();
   const log = options.logFile === undefined ? 'ignore' : openSync(options.logFile, 'a');
-  const byNpm = options.launcher === 'npm';
-  if (byNpm && command !== 'serve') throw new Error('npm start runs perch serve only');
+  if (options.launcher === 'npm' && command !== 'serve') throw new Error('npm start runs perch serve only');
+  // A profile needs node's own flags, which npm start cannot pass on (NODE_OPTIONS refuses
+  // --cpu-prof): a profiled run starts node directly.
+  const byNpm = options.launcher === 'npm' && profileArgs().length === 0;
   const [file, args] = byNpm ? ['npm', ['start']] : [process.execPath, [...profileArgs(), ...PERCH_COMMAND, command]];
   const { NODE_OPTIONS: _benchLoader, ...inherited } = process.env;
   const child = track(
@@ -126,8 +128,6 @@ export async function startPerchCommand(
       stdio: ['ignore', log, 'inherit'],
       env: {
         ...inherited,
-        // Under npm, every node process of the tree (npm's own too) writes its profile.
-        ...(byNpm && profileArgs().length > 0 ? { NODE_OPTIONS: profileArgs().join(' ') } : {}),
         [command === 'worker' ? 'WORKER_PORT' : 'PORT']: String(port),
         HOST: '127.0.0.1',
         DATABASE_URL: databaseUrl,

@@ -46,6 +46,7 @@ const TOUCH_EVERY_MS = 60_000;
 export class KeyAuthenticator {
   /** By the key as presented. */
   private readonly cache = new Map<string, CacheEntry>();
+  private sweptAt = 0;
   private readonly touched = new Map<string, number>();
   private readonly envAdminHash: string | null;
   /** Bumped by every invalidation, so a lookup that started before one does not re-cache a revoked key. */
@@ -71,9 +72,11 @@ export class KeyAuthenticator {
     const { clock, cacheTtlMs } = this.options;
     const now = clock.now();
     // A key checked within the TTL is found by its text: the keyed hash (an HMAC per request) is
-    // computed only when the store has to be asked. The text is held no longer than the entry.
+    // computed only when the store has to be asked. Entries past the TTL are swept out (at most
+    // once per TTL), so a key's text is not held in memory long after its last use.
     let entry = this.cache.get(presented);
     if (entry === undefined || now - entry.fetchedAt >= cacheTtlMs) {
+      this.sweep(now);
       // One keyed hash serves both checks: the constant-time comparison with ADMIN_API_KEY (whose
       // hash is computed once) and the lookup of stored keys.
       const hash = hashApiKey(presented, this.options.secret);
@@ -91,6 +94,13 @@ export class KeyAuthenticator {
     if (key.expiresAt !== null && key.expiresAt <= now) return { ok: false, reason: 'expired' };
     this.touch(key.principal.keyId, now);
     return { ok: true, principal: key.principal };
+  }
+
+  private sweep(now: number): void {
+    const { cacheTtlMs } = this.options;
+    if (now - this.sweptAt < cacheTtlMs) return;
+    this.sweptAt = now;
+    for (const [presented, entry] of this.cache) if (now - entry.fetchedAt >= cacheTtlMs) this.cache.delete(presented);
   }
 
   /**

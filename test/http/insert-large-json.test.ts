@@ -42,6 +42,8 @@ describe('a JSON import larger than 1 MiB', () => {
       good.slice(0, -2),
       `{"__proto__": {"polluted": true}, "file": ${JSON.stringify(CSV)}}`,
       `{"constructor": {"prototype": {"polluted": true}}, "file": ${JSON.stringify(CSV)}}`,
+      // Nested past what a thread can hand back: still a clear 400, never a 500.
+      `${'['.repeat(600_000)}1${']'.repeat(600_000)}`,
     ]) {
       const response = await insert(test, payload);
       assert.equal(response.statusCode, 400, response.body);
@@ -66,5 +68,10 @@ describe('parseJsonOffThread', () => {
     assert.deepEqual(await parseJsonOffThread(padded.subarray(2, padded.length - 2)), JSON.parse(text));
     assert.deepEqual(await parseJsonOffThread(Buffer.from(text)), JSON.parse(text));
     await assert.rejects(parseJsonOffThread(Buffer.from('{"file": ')), { code: 'invalid_json' });
+    // A byte order mark is dropped, as Fastify's own parser drops it.
+    assert.deepEqual(await parseJsonOffThread(Buffer.from(`\ufeff${text}`)), JSON.parse(text));
+    // Prototype keys are found however deep they are.
+    const deep = `${'['.repeat(100_000)}{"__proto__": 1}${']'.repeat(100_000)}`;
+    await assert.rejects(parseJsonOffThread(Buffer.from(deep)), { code: 'invalid_json' });
   });
 });
