@@ -1,6 +1,7 @@
 // Shared by both ways of `perch import`: opening the CSV file and printing the import report.
 import { open } from 'node:fs/promises';
 import type { ReadStream } from 'node:fs';
+import type { TrackingEstimate } from '../domain/spend.ts';
 import type { ImportReport } from '../services/import-accounts.ts';
 import { CliError, clean, quote, rejectionLines } from './output.ts';
 
@@ -45,7 +46,24 @@ export function unreadable(file: string, error: unknown): CliError {
   return new CliError(`perch: cannot read ${quote(file)}: ${clean(reason)}.`, { cause: error });
 }
 
-export function printReport(file: string, report: ImportReport, where: string): void {
+/** What tracking the accounts an import added will cost, as the insert answer and the local import give it. */
+export interface ImportEstimate {
+  platforms: readonly TrackingEstimate[];
+}
+
+const usd = (n: number) => `$${n.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+
+/** One line per platform that received accounts: what tracking them costs a day and a month, and their first reads once. */
+function estimateLines(estimate: ImportEstimate): string {
+  const lines = estimate.platforms.map((p) => {
+    const accounts = `${p.accounts.toLocaleString('en-US')} account${p.accounts === 1 ? '' : 's'}`;
+    if (p.perDayUsd === 0 && p.firstReadUsd === 0) return `  ${p.platform}: ${accounts}, free to read\n`;
+    return `  ${p.platform}: ${accounts}, ${usd(p.perDayUsd)} a day (${usd(p.perMonthUsd)} a month), first post reads at most ${usd(p.firstReadUsd)} once\n`;
+  });
+  return lines.length === 0 ? '' : `Estimated cost of tracking the added accounts:\n${lines.join('')}`;
+}
+
+export function printReport(file: string, report: ImportReport, where: string, estimate?: ImportEstimate): void {
   const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
   let text =
     `Imported ${quote(file)} ${where} (${report.importId}):\n` +
@@ -54,5 +72,6 @@ export function printReport(file: string, report: ImportReport, where: string): 
     `  ${plural(report.duplicates, 'duplicate')}, ${report.rejectedCount.toLocaleString('en-US')} rejected\n`;
   if (report.rejected.length > 0) text += `Rejected rows:\n${rejectionLines(report.rejected, report.rejectedCount)}`;
   if (report.warnings.length > 0) text += `Warnings:\n${report.warnings.map((w) => `  ${clean(w)}\n`).join('')}`;
+  if (estimate !== undefined) text += estimateLines(estimate);
   process.stdout.write(text);
 }

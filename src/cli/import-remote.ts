@@ -1,6 +1,6 @@
 // `perch import FILE --url URL`: stream the file to a running server's POST /api/admin/insert.
 import type { ImportReport } from '../services/import-accounts.ts';
-import { openCsvFile, printReport, unreadable, type ImportOptions } from './import-file.ts';
+import { openCsvFile, printReport, unreadable, type ImportEstimate, type ImportOptions } from './import-file.ts';
 import { CliError, EXIT, clean, describeProblem, printJson, quote } from './output.ts';
 import { startProgress } from './progress.ts';
 
@@ -112,7 +112,10 @@ export async function importThroughServer(file: string, url: string, options: Im
 
   if (response.ok && body !== null && typeof body === 'object' && (body as { success?: unknown }).success === true) {
     if (options.json) printJson(body);
-    else printReport(file, body as ImportReport, `through ${endpoint.origin}`);
+    else {
+      const { estimate } = body as { estimate?: ImportEstimate };
+      printReport(file, body as ImportReport, `through ${endpoint.origin}`, estimate);
+    }
     return;
   }
   if (body !== null && typeof body === 'object' && 'code' in body) {

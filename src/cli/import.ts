@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { commitImport, planImport, type ImportReport } from '../services/import-accounts.ts';
 import { systemClock } from '../clock.ts';
+import { estimateForImport } from '../services/spend.ts';
 import { withStore } from './context.ts';
 import { importThroughServer } from './import-remote.ts';
 import { loadConfig, loadEnvFile } from './load-config.ts';
@@ -14,18 +15,24 @@ import { startProgress } from './progress.ts';
 async function importDirectly(file: string, options: ImportOptions): Promise<void> {
   const { stream, size } = await openCsvFile(file);
   let report: ImportReport;
+  let estimate: ReturnType<typeof estimateForImport>;
   try {
-    report = await withStore(async ({ config, store }) => {
+    ({ report, estimate } = await withStore(async ({ config, store }) => {
       const reading = startProgress('reading', size, 'bytes');
       const plan = await planImport(stream, config, (bytes) => reading.update(bytes)).finally(() => reading.stop());
       const writing = startProgress('writing', plan.rows.length, 'rows');
-      return commitImport(store, plan, {
+      const committed = await commitImport(store, plan, {
         actor: 'cli',
         source: 'cli',
         clock: systemClock,
         onProgress: (written) => writing.update(written),
       }).finally(() => writing.stop());
-    });
+      // The same estimate the insert route answers with, for the accounts this import added.
+      return {
+        report: committed,
+        estimate: estimateForImport(config, plan.rows, committed.inserted + committed.reactivated),
+      };
+    }));
   } catch (error) {
     // A read failure half-way (the file vanished, an I/O error) arrives from the stream.
     if ((error as NodeJS.ErrnoException).syscall !== undefined && (error as NodeJS.ErrnoException).path !== undefined)
@@ -34,8 +41,8 @@ async function importDirectly(file: string, options: ImportOptions): Promise<voi
   } finally {
     stream.destroy();
   }
-  if (options.json) printJson(report);
-  else printReport(file, report, 'into the store');
+  if (options.json) printJson({ ...report, estimate });
+  else printReport(file, report, 'into the store', estimate);
 }
 
 async function runImport(file: string, options: ImportOptions): Promise<void> {

@@ -58,6 +58,11 @@ describe('perch import', () => {
     assert.match(result.stdout, /5 rows received, 3 accepted: 3 inserted, 0 reactivated, 0 already tracked/);
     assert.match(result.stdout, /1 duplicate, 1 rejected/);
     assert.match(result.stdout, /line 5: "bad name!"\s+invalid_username/);
+    // What the three new X accounts cost at the default rate card ($0.01 a user a day, $0.005 a post).
+    assert.match(
+      result.stdout,
+      /Estimated cost of tracking the added accounts:\n {2}x: 3 accounts, \$0\.03 a day \(\$0\.90 a month\), first post reads at most \$1\.50 once\n/,
+    );
     assert.equal(result.stderr, '', 'no progress bar when stderr is not a terminal');
 
     const check = await openStore(store.url);
@@ -116,6 +121,28 @@ describe('perch import', () => {
     );
     const dave = await app.inject({ method: 'GET', url: '/api/?username=dave', headers: { 'x-api-key': ADMIN_KEY } });
     assert.equal(dave.statusCode, 200, dave.body);
+  });
+
+  it('prints the estimate the server answers with in plain text, and none when nothing was added', async () => {
+    writeFileSync(join(dir, 'remote-text.csv'), 'username\nerin\nerin.bsky.social\n');
+    const first = await perch(['import', join(dir, 'remote-text.csv'), '--url', url], {
+      ...env,
+      PERCH_API_KEY: ADMIN_KEY,
+    });
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /2 rows received, 2 accepted: 2 inserted/);
+    assert.match(
+      first.stdout,
+      /\n {2}x: 1 account, \$0\.01 a day \(\$0\.30 a month\), first post reads at most \$0\.50 once\n/,
+    );
+    assert.match(first.stdout, /\n {2}bluesky: 1 account, free to read\n/);
+    const again = await perch(['import', join(dir, 'remote-text.csv'), '--url', url], {
+      ...env,
+      PERCH_API_KEY: ADMIN_KEY,
+    });
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /2 already tracked/);
+    assert.doesNotMatch(again.stdout, /Estimated cost/);
   });
 
   it('fails with exit 1 and the problem code when no row is usable, or the file cannot be read', async () => {
