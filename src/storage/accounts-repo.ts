@@ -5,7 +5,7 @@ import type { Account, AccountSort, AccountStatus } from '../domain/account.ts';
 import type { Platform } from '../domain/platforms.ts';
 import { ACCOUNT_COLUMNS, toAccount, toAccountJson, type AccountRow } from './accounts-map.ts';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
-import { CoalescedLookups } from './coalesced-lookups.ts';
+import { gatheredAccountRow } from './gathered-account-lookups.ts';
 import { preparedQuery } from './prepared.ts';
 import type { Database } from './schema.ts';
 
@@ -56,64 +56,6 @@ export async function findAccount(db: Db, ref: AccountRef): Promise<Account | nu
   return row === null ? null : toAccount(row);
 }
 
-// Lookups gathered by storage/coalesced-lookups.ts: one statement for any number of names, the
-// names bound as two arrays (platforms, keys) and joined to the unique index (platform,
-// username_key), so PostgreSQL keeps one prepared statement and plans it once. (The same batch as
-// `or`ed pairs was planned anew on every run: 3.3 ms for 64 names, against 0.7 ms.)
-const MAX_GATHERED = 64;
-type TextPairs = NonNullable<DialectCapabilities['textPairs']>;
-const gathered = new WeakMap<Db, CoalescedLookups<AccountRef, AccountRow | null>>();
-
-/**
- * The query behind gathered lookups, tracked or not (exported so that a test can read its plan).
- * Each name is looked up by a lateral subquery on the unique index, which `limit 1` keeps apart:
- * written as a plain join, a table without statistics (right after an import) was read whole and
- * hashed.
- */
-export function selectAccountsByPairs(
-  db: Db,
-  textPairs: TextPairs,
-  platforms: readonly string[],
-  keys: readonly string[],
-) {
-  return db
-    .selectFrom(textPairs(platforms, keys).as('pairs'))
-    .innerJoinLateral(
-      (eb) =>
-        eb
-          .selectFrom('accounts')
-          .select([...ACCOUNT_COLUMNS, 'username_key', 'untracked_at'])
-          .whereRef('accounts.platform', '=', 'pairs.a')
-          .whereRef('accounts.username_key', '=', 'pairs.b')
-          .limit(sql.lit(1))
-          .as('found'),
-      (join) => join.onTrue(),
-    )
-    .selectAll('found');
-}
-
-function gatheredLookups(db: Db, textPairs: TextPairs): CoalescedLookups<AccountRef, AccountRow | null> {
-  const known = gathered.get(db);
-  if (known !== undefined) return known;
-  const byPairs = preparedQuery((db: Db, platforms: readonly string[], keys: readonly string[]) =>
-    selectAccountsByPairs(db, textPairs, platforms, keys),
-  );
-  const lookups = new CoalescedLookups<AccountRef, AccountRow | null>(async (refs) => {
-    const rows = await byPairs(
-      db,
-      refs.map((ref) => ref.platform),
-      refs.map((ref) => ref.key),
-    );
-    const byKey = new Map(rows.map((row) => [`${row.platform}:${row.username_key}`, row]));
-    return refs.map((ref) => {
-      const row = byKey.get(`${ref.platform}:${ref.key}`);
-      return row === undefined || row.untracked_at !== null ? null : row;
-    });
-  }, MAX_GATHERED);
-  gathered.set(db, lookups);
-  return lookups;
-}
-
 /**
  * One tracked account as the API's JSON, written from the stored text (toAccountJson), or as an
  * Account when its stored form does not allow that; null when it is not tracked. Where the dialect
@@ -126,7 +68,7 @@ export async function findAccountJson(
   isStale: (observedAt: string) => boolean,
 ): Promise<{ json: string } | Account | null> {
   const row =
-    caps.textPairs === null ? await findAccountRow(db, ref) : await gatheredLookups(db, caps.textPairs).get(ref);
+    caps.textPairs === null ? await findAccountRow(db, ref) : await gatheredAccountRow(db, caps.textPairs, ref);
   if (row === null) return null;
   const json = toAccountJson(row, isStale);
   return json === null ? toAccount(row) : { json };

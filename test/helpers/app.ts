@@ -94,3 +94,12 @@ export async function build(
     },
   };
 }
+
+/** Accounts in the test app's store (tracked or not): what an import or a refused request changed. */
+export async function countAccounts(t: TestApp): Promise<number> {
+  const row = await t.deps.store.db
+    .selectFrom('accounts')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

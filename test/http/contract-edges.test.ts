@@ -3,7 +3,7 @@
 // X pages are no usernames, and an unauthenticated upload is refused before `100 Continue`.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ADMIN_KEY, build, type TestApp } from '../helpers/app.ts';
+import { ADMIN_KEY, build, countAccounts } from '../helpers/app.ts';
 import { listen, responseOf, within, withClient } from '../helpers/raw-http.ts';
 
 const admin = { 'x-api-key': ADMIN_KEY };
@@ -12,14 +12,6 @@ const LATIN1_CSV = Buffer.from('username,note\njack,caf\xe9\n', 'latin1');
 function multipart(boundary: string, content: Buffer): Buffer {
   const head = `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="a.csv"\r\ncontent-type: text/csv\r\n\r\n`;
   return Buffer.concat([Buffer.from(head), content, Buffer.from(`\r\n--${boundary}--\r\n`)]);
-}
-
-async function countAccounts(t: TestApp): Promise<number> {
-  const row = await t.deps.store.db
-    .selectFrom('accounts')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
 }
 
 describe('HTTP contract edges', () => {

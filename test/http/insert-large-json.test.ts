@@ -4,19 +4,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { OFF_THREAD_BYTES, parseJsonOffThread } from '../../src/http/json-off-thread.ts';
-import { ADMIN_KEY, build, type TestApp } from '../helpers/app.ts';
+import { ADMIN_KEY, build, countAccounts, type TestApp } from '../helpers/app.ts';
 
 const admin = { 'x-api-key': ADMIN_KEY, 'content-type': 'application/json' };
 const NAMES = Array.from({ length: 90_000 }, (_, i) => `name${String(i).padStart(7, '0')}`);
 const CSV = `username\n${NAMES.join('\n')}\n`;
-
-async function countAccounts(t: TestApp): Promise<number> {
-  const row = await t.deps.store.db
-    .selectFrom('accounts')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
 
 async function insert(t: TestApp, payload: string) {
   return t.app.inject({ method: 'POST', url: '/api/admin/insert', headers: admin, payload });

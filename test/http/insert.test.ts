@@ -2,17 +2,9 @@
 // and that a refused import changes nothing.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ADMIN_KEY, build, type TestApp } from '../helpers/app.ts';
+import { ADMIN_KEY, build, countAccounts } from '../helpers/app.ts';
 
 const admin = { 'x-api-key': ADMIN_KEY };
-
-async function countAccounts(t: TestApp): Promise<number> {
-  const row = await t.deps.store.db
-    .selectFrom('accounts')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
 
 function multipartBody(boundary: string, field: string, content: string): string {
   return `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="accounts.csv"\r\nContent-Type: text/csv\r\n\r\n${content}\r\n--${boundary}--\r\n`;

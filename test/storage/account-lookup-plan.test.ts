@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { selectAccountByName, selectAccountsByName, selectAccountsByPairs } from '../../src/storage/accounts-repo.ts';
+import { selectAccountByName, selectAccountsByName } from '../../src/storage/accounts-repo.ts';
+import { selectAccountsByPairs } from '../../src/storage/gathered-account-lookups.ts';
 import { openStore, type Store } from '../../src/storage/store.ts';
 import { dialectName, freshStoreUrl, type TestStoreUrl } from '../helpers/store-url.ts';
 
