@@ -16,7 +16,7 @@ import { NO_METRICS, type TrackerContext, type TrackerMetrics, type TrackerSetti
 import { Heartbeat } from './heartbeat.ts';
 import { createLane, laneStatus, type Lane } from './lane.ts';
 import { runRound, type RoundDeps, type RoundReport } from './lane-round.ts';
-import { PollingLoop } from './loop.ts';
+import { PollingLoop } from '../loop.ts';
 import type { SpendPlan } from '../limits/spend-plan.ts';
 
 /** An idle lane looks for due work at least this often (a store that cannot notify, a lost notification). */

@@ -7,7 +7,7 @@ import { SpendBudget, type Meter } from '../../src/limits/spend-budget.ts';
 import { X_RATES_APRIL_2026 } from '../../src/domain/spend.ts';
 import { spendRows } from '../../src/storage/spend-repo.ts';
 import { blockSize } from '../../src/limits/request-blocks.ts';
-import { PollingLoop } from '../../src/tracker/loop.ts';
+import { PollingLoop } from '../../src/loop.ts';
 import { freshStores } from '../helpers/store-url.ts';
 import { VirtualClock } from '../helpers/tracker.ts';
 

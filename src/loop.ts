@@ -1,6 +1,7 @@
-// A polling loop in the manner of pg-boss's worker: while not stopping, run a round of work, then
-// wait until the policy says more is due or notify() wakes it. It knows nothing of accounts or
-// platforms: the round and the wait are injected.
+// The one polling loop of every background job (the tracker's lanes, the webhook deliveries, the
+// Bluesky stream, the digests), in the manner of pg-boss's worker: while not stopping, run a round
+// of work, then wait until the policy says more is due or notify() wakes it. It knows nothing of
+// what the work is: the round and the wait are injected. Fixed-period chores use every.ts instead.
 //
 // States:
 //   IDLE      built, not started.
@@ -8,7 +9,7 @@
 //   WAITING   sleeping on the clock for what `waitMs` said, until then or notify().
 //   STOPPING  stop() was called: no round starts; stop() resolves when the running one ends.
 //   STOPPED   the loop has ended.
-import type { SleepingClock } from '../clock.ts';
+import type { SleepingClock } from './clock.ts';
 
 export type LoopState = 'idle' | 'running' | 'waiting' | 'stopping' | 'stopped';
 
