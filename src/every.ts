@@ -1,6 +1,7 @@
 // The one interval helper: run a task every `intervalMs`, never two at once, and stop() waits for
-// the running one. For chores on a fixed period (a heartbeat, lease renewals, retention); work
-// that is woken and waits on a policy runs on loop.ts instead.
+// the running one (a long task may end early: its signal aborts on stop()). For chores on a fixed
+// period (a heartbeat, lease renewals, retention, WAL checkpoints); work that is woken and waits
+// on a policy runs on loop.ts instead.
 //
 // Real timers, not an injected clock: a chore must keep its period while a test's virtual clock
 // stands still, and a test's virtual time must not run on because a chore is waiting.
@@ -15,20 +16,25 @@ export interface EveryOptions {
 export interface Every {
   /** Runs the task now, or joins the run already in progress. */
   runNow(): Promise<void>;
-  /** No run starts after this; resolves when the running one (if any) has ended. */
+  /** No run starts after this; the running one's signal aborts, and this resolves when it has ended. */
   stop(): Promise<void>;
 }
 
-export function every(intervalMs: number, task: () => Promise<void>, options: EveryOptions = {}): Every {
+export function every(
+  intervalMs: number,
+  task: (stopping: AbortSignal) => Promise<void>,
+  options: EveryOptions = {},
+): Every {
   let running: Promise<void> | null = null;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
+  const stopping = new AbortController();
 
   const run = (): Promise<void> => {
     if (stopped) return running ?? Promise.resolve();
     running ??= (async () => {
       try {
-        await task();
+        await task(stopping.signal);
       } catch (error) {
         options.onError?.(error);
       } finally {
@@ -47,13 +53,17 @@ export function every(intervalMs: number, task: () => Promise<void>, options: Ev
     }, ms);
     timer.unref();
   };
-  schedule(options.firstAfterMs ?? intervalMs);
+  if (options.firstAfterMs === 0) {
+    void run();
+    schedule(intervalMs);
+  } else schedule(options.firstAfterMs ?? intervalMs);
 
   return {
     runNow: run,
     stop: async () => {
       stopped = true;
       if (timer) clearTimeout(timer);
+      stopping.abort();
       await running;
     },
   };

@@ -1,9 +1,10 @@
 // Keeps a batch's leases while it is still working: a batch slowed by retries, a rate-limited
 // timeline read or a slow store must not lose its accounts to another tracker halfway. The leases
 // are renewed once a third of the lease has passed since the last renewal: at each step of the
-// batch (on the tracker's clock, so virtual time in tests renews too) and by a real timer between
-// steps (a single request can take longer than a step).
+// batch (on the tracker's clock, so virtual time in tests renews too) and by every() between steps
+// (real timers: a single request can take longer than a step).
 import type { SleepingClock } from '../clock.ts';
+import { every, type Every } from '../every.ts';
 import { renewLeases } from '../storage/leases-repo.ts';
 import type { Store } from '../storage/store.ts';
 
@@ -12,7 +13,7 @@ const TIMER_MS = 10_000;
 
 export class LeaseKeeper {
   private renewedAt: number;
-  private timer: NodeJS.Timeout | null = null;
+  private timer: Every | null = null;
   private renewing: Promise<void> | null = null;
 
   constructor(
@@ -27,8 +28,7 @@ export class LeaseKeeper {
   }
 
   start(): this {
-    this.timer = setInterval(() => void this.renewIfDue(), Math.min(TIMER_MS, Math.max(1_000, this.leaseMs / 3)));
-    this.timer.unref();
+    this.timer ??= every(Math.min(TIMER_MS, Math.max(1_000, this.leaseMs / 3)), () => this.renewIfDue());
     return this;
   }
 
@@ -43,7 +43,7 @@ export class LeaseKeeper {
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    await this.timer?.stop();
     this.timer = null;
     await this.renewing;
   }

@@ -57,3 +57,20 @@ test('a run that throws is reported and the next one still happens; runNow joins
   assert.ok(runs >= 2, `ran again on schedule (${runs})`);
   await chore.stop();
 });
+
+test('firstAfterMs 0 runs at once, and stop() aborts the running task’s signal', async () => {
+  let started = false;
+  let sawAbort = false;
+  const chore = every(
+    60_000,
+    async (stopping) => {
+      started = true;
+      await new Promise<void>((resolve) => stopping.addEventListener('abort', () => resolve(), { once: true }));
+      sawAbort = stopping.aborted;
+    },
+    { firstAfterMs: 0 },
+  );
+  assert.equal(started, true, 'the first run started before every() returned');
+  await chore.stop();
+  assert.equal(sawAbort, true, 'a long task can end early on stop()');
+});

@@ -5,6 +5,8 @@
 // https://www.sqlite.org/wal.html#checkpointing
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+// A leaf with no imports of its own (like clock.ts): a dialect still depends on nothing else in src/.
+import { every, type Every } from '../../every.ts';
 
 const INTERVAL_MS = 5_000;
 
@@ -32,7 +34,7 @@ export interface CheckpointResult {
 
 export class WalCheckpointer {
   private readonly worker: Worker;
-  private readonly timer: NodeJS.Timeout;
+  private readonly timer: Every;
   private running: Promise<CheckpointResult | null> | null = null;
   private alive = true;
 
@@ -47,8 +49,9 @@ export class WalCheckpointer {
       this.alive = false;
       this.onExit?.();
     });
-    this.timer = setInterval(() => void this.checkpoint(), INTERVAL_MS);
-    this.timer.unref();
+    this.timer = every(INTERVAL_MS, async () => {
+      await this.checkpoint();
+    });
   }
 
   /** Called once if the worker thread ends by itself. */
@@ -72,8 +75,8 @@ export class WalCheckpointer {
   }
 
   async close(): Promise<void> {
-    clearInterval(this.timer);
     this.onExit = undefined;
+    await this.timer.stop();
     await this.running;
     await this.worker.terminate();
   }
