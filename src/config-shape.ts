@@ -60,8 +60,6 @@ export interface Config {
   readonly metricsIntervalMs: number;
   /** How long rows are kept before they are pruned; null keeps them for ever. */
   readonly retention: Readonly<Record<RetainedTable, number | null>>;
-  /** How long events are kept. */
-  readonly eventRetentionMs: number;
   /** A follower move of at least this many percent (and 100 followers) within 24 h is a spike. */
   readonly followerSpikePercent: number;
   /** Longest time one webhook delivery may take, response included. */
@@ -78,6 +76,6 @@ export interface Config {
   readonly uiRemoteImages: boolean;
 }
 
-/** Tables pruned by age (services/retention.ts); the setting is `<NAME>_RETENTION`. */
-export const RETAINED_TABLES = ['history', 'audit', 'imports', 'idempotency'] as const;
+/** Tables pruned by age (services/retention.ts); the setting is `<NAME>_RETENTION` (events: `EVENT_RETENTION`). */
+export const RETAINED_TABLES = ['history', 'audit', 'imports', 'idempotency', 'events'] as const;
 export type RetainedTable = (typeof RETAINED_TABLES)[number];

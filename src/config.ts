@@ -14,7 +14,14 @@ const RETENTION_DEFAULTS: Record<RetainedTable, string> = {
   audit: '365d',
   imports: '90d',
   idempotency: '24h',
+  events: '30d',
 };
+/** Settings not named `<NAME>_RETENTION`: events keep the name they had before they joined the list. */
+const RETENTION_SETTINGS: Partial<Record<RetainedTable, string>> = { events: 'EVENT_RETENTION' };
+
+/** The environment variable that sets a table's retention. */
+export const retentionSetting = (table: RetainedTable): string =>
+  RETENTION_SETTINGS[table] ?? `${table.toUpperCase()}_RETENTION`;
 
 export class ConfigError extends Error {
   readonly problems: readonly string[];
@@ -138,7 +145,7 @@ export function createConfig(env: Env, overrides: Partial<Config> = {}, baseDir 
 
   /** A duration, or `off` (kept for ever). */
   const retentionOf = (table: RetainedTable): number | null => {
-    const name = `${table.toUpperCase()}_RETENTION`;
+    const name = retentionSetting(table);
     if (text(name)?.toLowerCase() === 'off') return null;
     return duration(name, RETENTION_DEFAULTS[table], 3_600_000);
   };
@@ -226,7 +233,6 @@ export function createConfig(env: Env, overrides: Partial<Config> = {}, baseDir 
     metricsPort: text('METRICS_PORT') === null ? null : integer('METRICS_PORT', 0, 0, 65_535),
     metricsIntervalMs: duration('METRICS_INTERVAL', '15s'),
     retention,
-    eventRetentionMs: duration('EVENT_RETENTION', '30d'),
     followerSpikePercent: percent('FOLLOWER_SPIKE_PERCENT', 10),
     webhookTimeoutMs: duration('WEBHOOK_TIMEOUT', '10s'),
     webhookRetryScheduleMs: durations('WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h'),

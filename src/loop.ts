@@ -5,7 +5,8 @@
 //
 // States:
 //   IDLE      built, not started.
-//   RUNNING   a round is in progress; a notify() meanwhile makes the next wait end at once.
+//   RUNNING   a round is in progress; a notify() meanwhile makes the next wait end at once. A
+//             round that answers `true` (more is ready now) is followed by the next at once.
 //   WAITING   sleeping on the clock for what `waitMs` said, until then or notify().
 //   STOPPING  stop() was called: no round starts; stop() resolves when the running one ends.
 //   STOPPED   the loop has ended.
@@ -14,8 +15,11 @@ import type { SleepingClock } from './clock.ts';
 export type LoopState = 'idle' | 'running' | 'waiting' | 'stopping' | 'stopped';
 
 export interface LoopSteps {
-  /** One round of work; resolves when nothing more can be done now. */
-  round(): Promise<void>;
+  /**
+   * One round of work. Resolves `true` when more work is ready now (the next round then starts
+   * without a wait), otherwise when nothing more can be done now.
+   */
+  round(): Promise<boolean | void>;
   /** How long to wait before the next round, in ms. */
   waitMs(): Promise<number>;
   /** A round or a wait threw (they should not): logged, and the loop goes on after a wait. */
@@ -24,8 +28,13 @@ export interface LoopSteps {
 
 /** The shortest wait between rounds: a floor against spinning when due work cannot be taken. */
 const MIN_WAIT_MS = 50;
-/** The wait after a round or a wait threw. */
+/** The wait after a round or a wait threw, unless the loop is given its own. */
 const ERROR_WAIT_MS = 5_000;
+
+export interface LoopOptions {
+  /** The wait after a round or a wait threw (ERROR_WAIT_MS by default). */
+  errorWaitMs?: number;
+}
 
 export class PollingLoop {
   private current: LoopState = 'idle';
@@ -35,6 +44,7 @@ export class PollingLoop {
   constructor(
     private readonly steps: LoopSteps,
     private readonly clock: SleepingClock,
+    private readonly options: LoopOptions = {},
   ) {}
 
   get state(): LoopState {
@@ -64,12 +74,13 @@ export class PollingLoop {
       let wait: number;
       try {
         this.current = 'running';
-        await this.steps.round();
+        const more = await this.steps.round();
         if (this.stopped()) break;
+        if (more === true) continue;
         wait = await this.steps.waitMs();
       } catch (error) {
         this.steps.onError(error);
-        wait = ERROR_WAIT_MS;
+        wait = this.options.errorWaitMs ?? ERROR_WAIT_MS;
       }
       if (this.stopped()) break;
       this.current = 'waiting';

@@ -2,27 +2,36 @@
 // table by table, in batches of PRUNE_BATCH with a pause between, so the store keeps answering.
 // Any process may prune (deletes are idempotent): several processes on one PostgreSQL only repeat
 // an empty batch. Add a table to RETAINED (storage/retention-repo.ts) and RETAINED_TABLES (config.ts).
+// Events are one of them (EVENT_RETENTION): those an endpoint still has to receive are kept.
 import type { Logger } from 'pino';
 import { RETAINED_TABLES, type Config } from '../config.ts';
-import { RETAINED, pruneOlderThan } from '../storage/retention-repo.ts';
+import { RETAINED } from '../storage/retention-repo.ts';
 import type { Store } from '../storage/store.ts';
 import type { Clock } from '../clock.ts';
+import { every, type Every } from '../every.ts';
 
 export const PRUNE_BATCH = 1_000;
 const RETENTION_EVERY_MS = 10 * 60_000;
+const FIRST_AFTER_MS = 30_000;
 /** Pause between two batches: a writer waiting behind one waits at most one batch. */
 const BATCH_PAUSE_MS = 50;
 
 export interface PruneReport {
+  /** Rows deleted under each setting (for events: events and attempts-log rows). */
   deleted: Partial<Record<(typeof RETAINED_TABLES)[number], number>>;
 }
 
-/** Prunes every retained table once, to the end; a store error stops this round (the next tries again). */
+/**
+ * Prunes every retained table once, to the end, or until `stopping` aborts (between batches: a
+ * first prune of a big table must not hold a shutdown); a store error stops this round (the next
+ * tries again).
+ */
 export async function pruneOnce(
   store: Store,
   retention: Config['retention'],
   clock: Clock,
   pause = (ms: number) => new Promise((r) => setTimeout(r, ms)),
+  stopping?: AbortSignal,
 ): Promise<PruneReport> {
   const report: PruneReport = { deleted: {} };
   for (const name of RETAINED_TABLES) {
@@ -30,54 +39,43 @@ export async function pruneOnce(
     if (keepMs === null) continue;
     const before = clock.now() - keepMs;
     let total = 0;
-    for (;;) {
-      const deleted = await pruneOlderThan(store.db, RETAINED[name], before, PRUNE_BATCH);
-      total += deleted;
-      if (deleted < PRUNE_BATCH) break;
-      await pause(BATCH_PAUSE_MS);
+    for (const prune of RETAINED[name]) {
+      for (let more = true; more && !stopping?.aborted;) {
+        const deleted = await prune(store.db, before, PRUNE_BATCH);
+        total += deleted;
+        more = deleted >= PRUNE_BATCH;
+        if (more) await pause(BATCH_PAUSE_MS);
+      }
     }
     report.deleted[name] = total;
   }
   return report;
 }
 
-/** Runs `pruneOnce` soon after start and then every 10 minutes until stopped. */
+export interface RetentionSchedule {
+  /** Delay before the first round (FIRST_AFTER_MS: a starting process has other things to do first). */
+  firstAfterMs?: number;
+  /** Time between rounds (RETENTION_EVERY_MS). */
+  everyMs?: number;
+}
+
+/** Runs `pruneOnce` soon after start and then every 10 minutes until stopped (a long round is never doubled). */
 export function startRetention(
   store: Store,
   retention: Config['retention'],
   clock: Clock,
   logger: Logger,
-): { stop(): Promise<void> } {
-  let running: Promise<void> = Promise.resolve();
-  let stopped = false;
-  let busy = false;
-  const round = () => {
-    if (busy) return; // a long round (a first prune of a big table) is not started twice
-    busy = true;
-    running = pruneOnce(store, retention, clock)
-      .then(
-        (report) => {
-          if (Object.values(report.deleted).some((n) => n > 0))
-            logger.info({ deleted: report.deleted }, 'old rows pruned');
-        },
-        (error: unknown) => logger.warn({ err: error }, 'pruning old rows failed; trying again later'),
-      )
-      .finally(() => {
-        busy = false;
-      });
-  };
-  const first = setTimeout(round, 30_000);
-  const timer = setInterval(() => {
-    if (!stopped) round();
-  }, RETENTION_EVERY_MS);
-  first.unref();
-  timer.unref();
-  return {
-    stop: async () => {
-      stopped = true;
-      clearTimeout(first);
-      clearInterval(timer);
-      await running;
+  schedule: RetentionSchedule = {},
+): Every {
+  return every(
+    schedule.everyMs ?? RETENTION_EVERY_MS,
+    async (stopping) => {
+      const report = await pruneOnce(store, retention, clock, undefined, stopping);
+      if (Object.values(report.deleted).some((n) => n > 0)) logger.info({ deleted: report.deleted }, 'old rows pruned');
     },
-  };
+    {
+      firstAfterMs: schedule.firstAfterMs ?? FIRST_AFTER_MS,
+      onError: (error) => logger.warn({ err: error }, 'pruning old rows failed; trying again later'),
+    },
+  );
 }

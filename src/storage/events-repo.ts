@@ -1,5 +1,5 @@
 // The event log: writes events (in commit order, with their webhook deliveries), pages through
-// them by cursor, keeps the event rules' per-account marks, and drops events past retention.
+// them by cursor, and keeps the event rules' per-account marks (retention-repo.ts prunes old ones).
 import type { Kysely } from 'kysely';
 import { newId } from '../domain/ids.ts';
 import { subscriptionMatches, type EventMarks, type EventType, type NewEvent } from '../domain/events.ts';
@@ -162,34 +162,6 @@ export async function latestEventSeq(db: Db): Promise<number> {
     .select((eb) => eb.fn.max('seq').as('seq'))
     .executeTakeFirst();
   return Number(row?.seq ?? 0);
-}
-
-/**
- * Drops events older than `before`, except those an endpoint still has to receive, and the
- * finished deliveries and attempts of the same age.
- */
-export async function purgeEvents(db: Db, before: number): Promise<number> {
-  const result = await db
-    .deleteFrom('events')
-    .where('created_at', '<', before)
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('webhook_deliveries as d')
-            .select('d.id')
-            .whereRef('d.event_seq', '=', 'events.seq')
-            .where('d.status', '=', 'pending'),
-        ),
-      ),
-    )
-    .executeTakeFirst();
-  await db
-    .deleteFrom('webhook_deliveries')
-    .where('status', '<>', 'pending')
-    .where('finished_at', '<', before)
-    .execute();
-  await db.deleteFrom('webhook_attempts').where('at', '<', before).execute();
-  return Number(result.numDeletedRows);
 }
 
 /** The rules' memory of these accounts. */

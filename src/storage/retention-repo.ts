@@ -1,41 +1,88 @@
 // Deletes rows older than their table's retention, a small batch at a time, so pruning never
 // holds SQLite's writer (or a PostgreSQL lock) for long. Each retained table is one line below.
-import { sql, type Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { RetainedTable } from '../config.ts';
 import type { Database } from './schema.ts';
 
-interface Retained {
-  table: keyof Database;
-  /** Epoch-ms column the age is read from; it has an index (migration 004), so a batch never scans. */
-  time: string;
-}
+type Db = Kysely<Database>;
 
-export const RETAINED: Record<RetainedTable, Retained> = {
-  history: { table: 'metric_snapshots', time: 'bucket' },
-  audit: { table: 'audit_log', time: 'at' },
-  imports: { table: 'imports', time: 'created_at' },
-  idempotency: { table: 'idempotency_keys', time: 'created_at' },
+/** Deletes up to about `batch` rows older than `before`; returns how many went (fewer than `batch`: none left). */
+export type Prune = (db: Db, before: number, batch: number) => Promise<number>;
+
+/** The steps of each setting, run in order, each to the end. */
+export const RETAINED: Record<RetainedTable, readonly Prune[]> = {
+  history: [byAge('metric_snapshots', 'bucket')],
+  audit: [byAge('audit_log', 'at')],
+  imports: [byAge('imports', 'created_at')],
+  idempotency: [byAge('idempotency_keys', 'created_at')],
+  events: [pruneEvents, pruneAttempts],
 };
 
 /**
- * Deletes up to about `batch` rows of `what` older than `before`; returns how many went. Rows are
- * taken oldest first, up to the time of the `batch`-th oldest (rows sharing that time go together,
- * which both dialects can do without a row id).
+ * Rows of `table` by an epoch-ms column with an index (migration 004), so a batch never scans.
+ * Rows are taken oldest first, up to the time of the `batch`-th oldest (rows sharing that time go
+ * together, which both dialects can do without a row id).
  */
-export async function pruneOlderThan(
-  db: Kysely<Database>,
-  what: Retained,
-  before: number,
-  batch: number,
-): Promise<number> {
-  const table = sql.table(what.table);
-  const time = sql.ref(what.time);
-  const edge = await sql<{
-    t: number;
-  }>`select ${time} as t from ${table} where ${time} < ${before} order by ${time} limit 1 offset ${batch - 1}`.execute(
-    db,
+function byAge(table: keyof Database, column: string): Prune {
+  return async (db, before, batch) => {
+    const from = sql.table(table);
+    const time = sql.ref(column);
+    const edge = await sql<{
+      t: number;
+    }>`select ${time} as t from ${from} where ${time} < ${before} order by ${time} limit 1 offset ${batch - 1}`.execute(
+      db,
+    );
+    const upTo = edge.rows[0] === undefined ? sql`${time} < ${before}` : sql`${time} <= ${Number(edge.rows[0].t)}`;
+    const result = await sql`delete from ${from} where ${upTo}`.execute(db);
+    return Number(result.numAffectedRows ?? 0);
+  };
+}
+
+/** An event no endpoint still has to receive (a delivery still pending keeps it, however old). */
+const undelivered = ({ exists, selectFrom }: ExpressionBuilder<Database, 'events'>) =>
+  exists(
+    selectFrom('webhook_deliveries as d')
+      .select('d.id')
+      .whereRef('d.event_seq', '=', 'events.seq')
+      .where('d.status', '=', 'pending'),
   );
-  const upTo = edge.rows[0] === undefined ? sql`${time} < ${before}` : sql`${time} <= ${Number(edge.rows[0].t)}`;
-  const result = await sql`delete from ${table} where ${upTo}`.execute(db);
-  return Number(result.numAffectedRows ?? 0);
+
+/**
+ * Events older than `before`, oldest first (events_created), except those an endpoint still has
+ * to receive; their finished deliveries go with them. The delete checks again for a pending
+ * delivery, so one queued since the read keeps its event.
+ */
+async function pruneEvents(db: Db, before: number, batch: number): Promise<number> {
+  const rows = await db
+    .selectFrom('events')
+    .select('seq')
+    .where('created_at', '<', before)
+    .where((eb) => eb.not(undelivered(eb)))
+    .orderBy('created_at')
+    .limit(batch)
+    .execute();
+  if (rows.length === 0) return 0;
+  const seqs = rows.map((row) => Number(row.seq));
+  await db.deleteFrom('webhook_deliveries').where('event_seq', 'in', seqs).where('status', '<>', 'pending').execute();
+  await db
+    .deleteFrom('events')
+    .where('seq', 'in', seqs)
+    .where((eb) => eb.not(undelivered(eb)))
+    .execute();
+  return rows.length;
+}
+
+/**
+ * The attempts log, by the same age. It has no index on its time but ids grow with it, so each
+ * batch looks at the oldest `batch` ids only (the primary key). A row stamped ahead (by a process
+ * whose clock runs fast) ends each round early until it is old too.
+ */
+async function pruneAttempts(db: Db, before: number, batch: number): Promise<number> {
+  const oldest = db.selectFrom('webhook_attempts').select('id').orderBy('id').limit(batch);
+  const result = await db
+    .deleteFrom('webhook_attempts')
+    .where('id', 'in', oldest)
+    .where('at', '<', before)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

@@ -14,7 +14,7 @@ export function createDeliverer(
   store: Store,
   logger: Logger,
   keyHashSecret: string,
-  options: { clock?: SleepingClock; metrics?: DeliveryMetrics } = {},
+  options: { clock?: SleepingClock; metrics?: DeliveryMetrics; pollMs?: number } = {},
 ): Deliverer {
   return new Deliverer({
     store,
@@ -29,6 +29,6 @@ export function createDeliverer(
     logger: logger.child({ component: 'webhooks' }),
     random: Math.random,
     concurrency: config.webhookConcurrency,
-    eventRetentionMs: config.eventRetentionMs,
+    pollMs: options.pollMs,
   });
 }

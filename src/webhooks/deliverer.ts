@@ -1,10 +1,11 @@
-// The delivery loop. States: POLLING (claim due deliveries for the free slots), SENDING (each
-// claimed delivery runs on its own; the loop claims again as slots free up), WAITING (nothing
-// due: sleep until the next delivery is due, a poll interval passes, or notify()), STOPPED.
-// An endpoint gets at most a quarter of the slots, so a slow or dead endpoint holds only those
-// while the others' deliveries go on; the rest of its queue is left unclaimed for later.
+// The webhook deliverer, on the shared polling loop (src/loop.ts). A round claims due deliveries
+// for the free slots and starts each on its own (SENDING); it answers "more ready" when it started
+// some, so the loop claims again at once. Otherwise the loop waits (WAITING) until a delivery ends,
+// the next one falls due, a poll interval passes, or notify(). An endpoint gets at most a quarter
+// of the slots, so a slow or dead endpoint holds only those while the others' deliveries go on;
+// the rest of its queue is left unclaimed for later. Old events are pruned by services/retention.ts.
 import { randomUUID } from 'node:crypto';
-import { purgeEvents } from '../storage/events-repo.ts';
+import { PollingLoop } from '../loop.ts';
 import {
   claimDeliveries,
   nextDeliveryDueAt,
@@ -16,12 +17,9 @@ import { deliverOne, type DeliveryContext } from './deliver-one.ts';
 
 /** An idle deliverer looks for work at least this often (other processes write events too). */
 const POLL_MS = 1_000;
-/** Retention runs this often. */
-const PURGE_EVERY_MS = 3_600_000;
 
 export interface DelivererOptions extends DeliveryContext {
   concurrency: number;
-  eventRetentionMs: number;
   owner?: string;
   pollMs?: number;
 }
@@ -39,39 +37,44 @@ export class Deliverer {
   private readonly perEndpoint: number;
   private readonly inFlight = new Map<number, Promise<void>>();
   private readonly byEndpoint = new Map<string, number>();
-  private stopping = false;
-  private loop: Promise<void> | null = null;
-  private wake = new AbortController();
+  private readonly loop: PollingLoop;
   private lastPollAt: number | null = null;
-  private lastPurgeAt = 0;
 
   constructor(options: DelivererOptions) {
     this.options = options;
     this.owner = options.owner ?? `deliverer-${randomUUID()}`;
     this.perEndpoint = Math.max(1, Math.floor(options.concurrency / 4));
+    const pollMs = options.pollMs ?? POLL_MS;
+    this.loop = new PollingLoop(
+      {
+        round: async () => (await this.claimAndStart()) > 0,
+        waitMs: () => this.idleWait(pollMs),
+        onError: (error) => options.logger.warn({ err: error }, 'delivery round failed; trying again shortly'),
+      },
+      options.clock,
+      { errorWaitMs: pollMs },
+    );
   }
 
   start(): void {
-    if (this.loop) return;
-    this.loop = this.run();
+    this.loop.start();
   }
 
   /** Wakes an idle loop (an event was just written in this process). */
   notify(): void {
-    this.wake.abort();
+    this.loop.notify();
   }
 
   /** Stops claiming and waits for the deliveries in flight (each ends within WEBHOOK_TIMEOUT). */
   async stop(): Promise<void> {
-    this.stopping = true;
-    this.notify();
-    await this.loop;
+    await this.loop.stop();
     await Promise.allSettled(this.inFlight.values());
   }
 
   status(): DelivererStatus {
+    const state = this.loop.state;
     return {
-      running: this.loop !== null && !this.stopping,
+      running: state === 'running' || state === 'waiting',
       owner: this.owner,
       inFlight: this.inFlight.size,
       lastPollAt: this.lastPollAt === null ? null : new Date(this.lastPollAt).toISOString(),
@@ -89,30 +92,11 @@ export class Deliverer {
     }
   }
 
-  private async run(): Promise<void> {
-    const { clock, logger } = this.options;
-    while (!this.stopping) {
-      try {
-        // Made before claiming, so a delivery that ends meanwhile still wakes the wait below.
-        const wake = (this.wake = new AbortController());
-        await this.purgeIfDue();
-        const started = await this.claimAndStart();
-        if (this.stopping) break;
-        if (started > 0) continue;
-        const pollMs = this.options.pollMs ?? POLL_MS;
-        if (this.inFlight.size > 0) {
-          // Slots free up as deliveries end; each end wakes this wait.
-          await clock.sleep(pollMs, wake.signal);
-          continue;
-        }
-        const next = await nextDeliveryDueAt(this.options.store.db);
-        const sleepMs = Math.min(pollMs, next === null ? Infinity : Math.max(0, next - clock.now()));
-        await clock.sleep(Math.max(sleepMs, 10), wake.signal);
-      } catch (error) {
-        logger.warn({ err: error }, 'delivery round failed; trying again shortly');
-        await clock.sleep(this.options.pollMs ?? POLL_MS);
-      }
-    }
+  /** How long the loop may wait: while deliveries are in flight, until one ends (each end wakes it). */
+  private async idleWait(pollMs: number): Promise<number> {
+    if (this.inFlight.size > 0) return pollMs;
+    const next = await nextDeliveryDueAt(this.options.store.db);
+    return Math.min(pollMs, next === null ? Infinity : next - this.options.clock.now());
   }
 
   /** Claims deliveries for the free slots and starts them; returns how many started. */
@@ -167,16 +151,8 @@ export class Deliverer {
         const left = (this.byEndpoint.get(hook.id) ?? 1) - 1;
         if (left <= 0) this.byEndpoint.delete(hook.id);
         else this.byEndpoint.set(hook.id, left);
-        this.wake.abort();
+        this.loop.notify();
       });
     this.inFlight.set(delivery.id, work);
-  }
-
-  private async purgeIfDue(): Promise<void> {
-    const now = this.options.clock.now();
-    if (now - this.lastPurgeAt < PURGE_EVERY_MS) return;
-    this.lastPurgeAt = now;
-    const purged = await purgeEvents(this.options.store.db, now - this.options.eventRetentionMs);
-    if (purged > 0) this.options.logger.info({ purged }, 'events past retention removed');
   }
 }

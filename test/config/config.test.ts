@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { join } from 'node:path';
-import { ConfigError, PERCH_HOME, RETAINED_TABLES, createConfig } from '../../src/config.ts';
+import { ConfigError, PERCH_HOME, RETAINED_TABLES, createConfig, retentionSetting } from '../../src/config.ts';
 import { parseDuration, parseSize } from '../../src/domain/units.ts';
 
 describe('configuration', () => {
@@ -26,6 +26,9 @@ describe('configuration', () => {
     assert.equal(config.retention.idempotency, 86_400_000);
     assert.equal(createConfig({ AUDIT_RETENTION: 'off' }).retention.audit, null);
     assert.throws(() => createConfig({ IDEMPOTENCY_RETENTION: '2d' }), /IDEMPOTENCY_RETENTION/);
+    assert.equal(config.retention.events, 30 * 86_400_000);
+    assert.equal(createConfig({ EVENT_RETENTION: '7d' }).retention.events, 7 * 86_400_000);
+    assert.equal(createConfig({ EVENT_RETENTION: 'off' }).retention.events, null);
     assert.equal(config.defaultPlatform, 'x');
     assert.equal(config.trackIntervalMs, 3_600_000);
     assert.equal(config.maxImportBytes, 50 * 1_048_576);
@@ -95,7 +98,7 @@ describe('configuration', () => {
       [],
     );
     assert.deepEqual(
-      RETAINED_TABLES.map((table) => `${table.toUpperCase()}_RETENTION`).filter((name) => !documented.has(name)),
+      RETAINED_TABLES.map(retentionSetting).filter((name) => !documented.has(name)),
       [],
     );
   });

@@ -16,12 +16,21 @@ export interface Receiver {
   answers: number[];
   /** Never answer (a hanging endpoint). */
   hang: boolean;
+  /** Answers the requests held while hanging, with 200. */
+  release(): void;
   close(): Promise<void>;
 }
 
 export async function startReceiver(path = '/hook', port = 0): Promise<Receiver> {
   const hanging: ServerResponse[] = [];
-  const receiver: Receiver = { url: '', received: [], answers: [], hang: false, close: async () => {} };
+  const receiver: Receiver = {
+    url: '',
+    received: [],
+    answers: [],
+    hang: false,
+    release: () => hanging.splice(0).forEach((res) => res.writeHead(200).end('ok')),
+    close: async () => {},
+  };
   const server = createServer((req, res) => {
     let body = '';
     req.setEncoding('utf8');
