@@ -6,7 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { PerchError } from './domain/errors.ts';
 import { AccessLog } from './http/access-log.ts';
 import { registerAuth } from './http/auth.ts';
-import type { AppDeps } from './http/deps.ts';
+import type { AppDeps } from './app-deps.ts';
 import { buildClientErrorHandler, handleFrameworkError } from './http/early-errors.ts';
 import { buildErrorHandler, callerRequestId } from './http/errors.ts';
 import { registerExpectContinue } from './http/expect-continue.ts';
@@ -79,7 +79,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   app.setErrorHandler(buildErrorHandler(deps.store.caps));
   registerShutdownGate(app);
   registerSecurityHeaders(app);
-  registerAuth(app, { authenticator: deps.authenticator, throttle: deps.throttle, clock: deps.clock });
+  registerAuth(app, deps.services.auth);
   registerIdentityEncodingOnly(app);
   registerExpectContinue(app);
   // Fastify reads text/plain bodies by default; every route but the insert (which takes CSV as
@@ -126,24 +126,29 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
 
-  await app.register(healthRoutes, deps);
-  await app.register(metricsRoutes, deps);
+  // Each route file gets what it uses, and nothing else.
+  const { services, store, clock, tracker } = deps;
+  const { accounts } = services;
+  await app.register(healthRoutes, { store, clock, config, tracker, role: deps.role, version: deps.version });
+  // With METRICS_PORT, /metrics is served on that port only (http/metrics-server.ts).
+  if (config.metricsPort === null)
+    await app.register(metricsRoutes, { registry: deps.metrics, metricsKey: config.metricsKey });
   // A worker serves health and metrics only: probes and scrapers reach it, callers of the API do not.
   if (deps.role === 'worker') return app;
   await app.register(docsRoutes);
   await app.register(meRoutes);
-  await app.register(accountRoutes, deps);
-  await app.register(accountHistoryRoutes, deps);
-  await app.register(accountPostsRoutes, deps);
-  await app.register(insertRoutes, deps);
-  await app.register(adminAccountRoutes, deps);
-  await app.register(importRoutes, deps);
-  await app.register(usageRoutes, deps);
-  await app.register(apiKeyRoutes, deps);
-  await app.register(eventRoutes, deps);
-  await app.register(eventStreamRoutes, deps);
-  await app.register(webhookRoutes, deps);
+  await app.register(accountRoutes, { accounts });
+  await app.register(accountHistoryRoutes, { accounts, historyBucketMs: config.historyBucketMs });
+  await app.register(accountPostsRoutes, { accounts });
+  await app.register(insertRoutes, { imports: services.imports, tracker });
+  await app.register(adminAccountRoutes, { accounts, tracker });
+  await app.register(importRoutes, { store });
+  await app.register(usageRoutes, { store, clock, config });
+  await app.register(apiKeyRoutes, { keys: services.keys, keyCacheTtlMs: config.keyCacheTtlMs });
+  await app.register(eventRoutes, { store });
+  await app.register(eventStreamRoutes, { store });
+  await app.register(webhookRoutes, { webhooks: services.webhooks });
   // The dashboard: server-rendered pages calling the same services (src/ui/README.md).
-  await app.register(uiRoutes, deps);
+  await app.register(uiRoutes, { config, services, store, clock, tracker });
   return app;
 }

@@ -6,12 +6,12 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
-import type { AppDeps } from './http/deps.ts';
+import type { AppDeps, Role, Services } from './app-deps.ts';
 import { PERCH_HOME } from './perch-home.ts';
 import { StoreFailureThrottle } from './limits/failure-throttle.ts';
-import { deriveKey } from './domain/sealed-box.ts';
 import { KeyAuthenticator } from './services/api-keys.ts';
 import { ensureAdminKey } from './services/bootstrap-admin.ts';
+import { commandServices } from './services/command-services.ts';
 import { createMetrics } from './metrics.ts';
 import { buildMetricsServer } from './http/metrics-server.ts';
 import { startRetention } from './services/retention.ts';
@@ -30,7 +30,7 @@ export interface ComposeOptions {
   clock?: Clock;
   /** The tracker's clock (tests pass one whose sleeps move virtual time). */
   trackerClock?: SleepingClock;
-  role?: AppDeps['role'];
+  role?: Role;
 }
 
 /**
@@ -88,14 +88,30 @@ export async function composeApp(
       clock,
       onTouchError: (error) => options.logger.warn({ err: error }, 'could not record key use'),
     });
+    const throttle = new StoreFailureThrottle(store.db, config.authFailuresPerMinute, options.logger, () =>
+      clock.now(),
+    );
+    const auth = { authenticator, throttle, clock };
+    // Built once: every route and page gets the ones it uses from app.ts and ui/routes.ts.
+    const services: Services = {
+      ...commandServices(config, store, clock, keyHashSecret, authenticator, () => deliverer?.notify()),
+      accounts: { store, clock, config },
+      auth,
+      sessions: {
+        store,
+        clock,
+        auth,
+        ttlMs: config.uiSessionTtlMs,
+        envAdminConfigured: config.adminApiKey !== null,
+      },
+    };
     const deps: AppDeps = {
       config,
+      services,
       store,
       clock,
       authenticator,
-      throttle: new StoreFailureThrottle(store.db, config.authFailuresPerMinute, options.logger, () => clock.now()),
       keyHashSecret,
-      sealKey: deriveKey(keyHashSecret, 'idempotent-responses'),
       tracker,
       deliverer,
       metrics: metrics.registry,
@@ -105,7 +121,14 @@ export async function composeApp(
     // The first admin key is printed by a process that serves the API, not by a worker.
     const firstAdminKey = role === 'worker' ? null : await ensureAdminKey(store, config, keyHashSecret, clock);
     const app = await buildApp(deps, options.logger);
-    const metricsApp = config.metricsPort === null ? null : await buildMetricsServer(deps, options.logger);
+    const metricsApp =
+      config.metricsPort === null
+        ? null
+        : await buildMetricsServer(
+            store.caps,
+            { registry: metrics.registry, metricsKey: config.metricsKey },
+            options.logger,
+          );
     const retention = startRetention(store, config.retention, clock, options.logger);
     app.addHook('onClose', async () => {
       await Promise.all([tracker?.stop(), deliverer?.stop(), metricsApp?.close(), retention.stop()]);

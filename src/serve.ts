@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { composeApp } from './compose.ts';
-import type { AppDeps } from './http/deps.ts';
+import type { Role } from './app-deps.ts';
 import { createLogger, flushLogger } from './logger.ts';
 import { deliverFirstAdminKey, keyFileDir } from './services/bootstrap-admin.ts';
 import { announceServer, localUrl } from './services/running-server.ts';
@@ -13,7 +13,7 @@ import { announceServer, localUrl } from './services/running-server.ts';
  * exit 0. A worker runs the tracker and serves only health and metrics, on WORKER_PORT if set
  * (scale-out: any number of them beside `perch api` processes, on one PostgreSQL).
  */
-export async function runServer(config: Config, role: AppDeps['role']): Promise<void> {
+export async function runServer(config: Config, role: Role): Promise<void> {
   const logger = createLogger(config.logLevel);
   const { app, firstAdminKey, tracker, metricsApp, deliverer } = await composeApp(config, { logger, role });
   if (firstAdminKey !== null) {

@@ -1,26 +1,20 @@
-// What a store-backed sub-command needs: the configuration, the open store and the key secret.
+// What a store-backed sub-command needs: the configuration and the use cases on the open store.
 import type { Config } from '../config.ts';
-import { resolveKeyHashSecret } from '../storage/key-secret.ts';
-import { openStore, type Store } from '../storage/store.ts';
+import { openCommandServices, type CommandServices } from '../services/command-services.ts';
 import { loadConfig } from './load-config.ts';
 
-export interface StoreContext {
+export interface CommandContext {
   config: Config;
-  store: Store;
+  services: CommandServices;
 }
 
 /** Runs `work` against the configured store (migrated first, as a server would) and always closes it. */
-export async function withStore<T>(work: (context: StoreContext) => Promise<T>): Promise<T> {
+export async function withServices<T>(work: (context: CommandContext) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const store = await openStore(config.databaseUrl, { poolSize: 2 });
+  const { services, close } = await openCommandServices(config);
   try {
-    return await work({ config, store });
+    return await work({ config, services });
   } finally {
-    await store.close();
+    await close();
   }
-}
-
-/** The secret API keys are hashed under: the same one the server uses, so CLI-made keys work there. */
-export function keySecretOf(config: Config): string {
-  return resolveKeyHashSecret(config.keyHashSecret, config.dataDir);
 }

@@ -1,46 +1,50 @@
 // `perch import FILE`: register the usernames in a CSV file, directly in the store or through a server.
 import type { Command } from 'commander';
-import { commitImport, planImport, type ImportReport } from '../services/import-accounts.ts';
-import { systemClock } from '../clock.ts';
-import { estimateForImport } from '../services/spend.ts';
-import { withStore } from './context.ts';
+import { importAccounts, type ImportResult } from '../services/import-accounts.ts';
+import { withServices } from './context.ts';
 import { importThroughServer } from './import-remote.ts';
 import { loadConfig, loadEnvFile } from './load-config.ts';
 import { findRunningServer } from '../services/running-server.ts';
 import { openCsvFile, printReport, unreadable, type ImportOptions } from './import-file.ts';
 import { printJson } from './output.ts';
-import { startProgress } from './progress.ts';
+import { startProgress, type Progress } from './progress.ts';
 
 /** Without --url: read and validate the whole file, then write it in one transaction. */
 async function importDirectly(file: string, options: ImportOptions): Promise<void> {
   const { stream, size } = await openCsvFile(file);
-  let report: ImportReport;
-  let estimate: ReturnType<typeof estimateForImport>;
+  const bars: { reading: Progress; writing: Progress | null } = {
+    reading: startProgress('reading', size, 'bytes'),
+    writing: null,
+  };
+  let result: ImportResult;
   try {
-    ({ report, estimate } = await withStore(async ({ config, store }) => {
-      const reading = startProgress('reading', size, 'bytes');
-      const plan = await planImport(stream, config, (bytes) => reading.update(bytes)).finally(() => reading.stop());
-      const writing = startProgress('writing', plan.rows.length, 'rows');
-      const committed = await commitImport(store, plan, {
+    result = await withServices(({ services }) =>
+      importAccounts(services.imports, {
+        source: stream,
         actor: 'cli',
-        source: 'cli',
-        clock: systemClock,
-        onProgress: (written) => writing.update(written),
-      }).finally(() => writing.stop());
-      // The same estimate the insert route answers with, for the accounts this import added.
-      return {
-        report: committed,
-        estimate: estimateForImport(config, plan.rows, committed.inserted + committed.reactivated),
-      };
-    }));
+        via: 'cli',
+        progress: {
+          read: (bytes) => bars.reading.update(bytes),
+          planned: (rows) => {
+            bars.reading.stop();
+            bars.writing = startProgress('writing', rows, 'rows');
+          },
+          written: (written) => bars.writing?.update(written),
+        },
+      }),
+    );
   } catch (error) {
     // A read failure half-way (the file vanished, an I/O error) arrives from the stream.
     if ((error as NodeJS.ErrnoException).syscall !== undefined && (error as NodeJS.ErrnoException).path !== undefined)
       throw unreadable(file, error);
     throw error;
   } finally {
+    bars.reading.stop();
+    bars.writing?.stop();
     stream.destroy();
   }
+  // The same estimate the insert route answers with, for the accounts this import added.
+  const { report, estimate } = result;
   if (options.json) printJson({ ...report, estimate });
   else printReport(file, report, 'into the store', estimate);
 }

@@ -1,10 +1,8 @@
 // `perch keys create|list|revoke`: manage API keys directly in the configured store (no server needed).
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { ROLES, type Role } from '../domain/roles.ts';
-import { issueApiKey, revokeKey } from '../services/api-keys.ts';
-import { systemClock } from '../clock.ts';
-import { findApiKey, listApiKeys, type ApiKey } from '../storage/api-keys-repo.ts';
-import { keySecretOf, withStore } from './context.ts';
+import { findKey, issueApiKey, listKeys, revokeKey, type ApiKey } from '../services/api-keys.ts';
+import { withServices } from './context.ts';
 import { CliError, clean, printJson, quote, shortTime, table } from './output.ts';
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/; // eslint-disable-line no-control-regex
@@ -48,8 +46,8 @@ interface CreateOptions {
 }
 
 async function createKey(options: CreateOptions): Promise<void> {
-  const { body: created } = await withStore(({ config, store }) =>
-    issueApiKey(store, keySecretOf(config), systemClock, {
+  const { body: created } = await withServices(({ services }) =>
+    issueApiKey(services.keys, {
       role: options.role,
       username: options.username,
       name: options.name ?? null,
@@ -68,12 +66,12 @@ async function createKey(options: CreateOptions): Promise<void> {
   );
 }
 
-async function listKeys(options: { all?: boolean; json?: boolean }): Promise<void> {
-  const { keys, envAdmin } = await withStore(async ({ config, store }) => {
+async function listAll(options: { all?: boolean; json?: boolean }): Promise<void> {
+  const { keys, envAdmin } = await withServices(async ({ config, services }) => {
     const found: ApiKey[] = [];
     for (;;) {
       const after = found.at(-1)?.id;
-      const page = await listApiKeys(store.reader, {
+      const page = await listKeys(services.keys, {
         includeRevoked: options.all === true,
         limit: 500,
         ...(after ? { after } : {}),
@@ -114,12 +112,12 @@ async function listKeys(options: { all?: boolean; json?: boolean }): Promise<voi
 }
 
 async function revoke(id: string): Promise<void> {
-  const message = await withStore(async ({ config, store }) => {
-    const key = await findApiKey(store.db, id);
+  const message = await withServices(async ({ config, services }) => {
+    const key = await findKey(services.keys, id);
     if (key === null)
       throw new CliError(`perch: no API key has the id ${quote(id)} (perch keys list --all shows them all).`);
     if (key.revokedAt !== null) return `Key ${key.id} was already revoked at ${key.revokedAt}; nothing changed.\n`;
-    await revokeKey(store, systemClock, id, { actor: 'cli', envAdminConfigured: config.adminApiKey !== null });
+    await revokeKey(services.keys, id, 'cli');
     const bound = Math.ceil(config.keyCacheTtlMs / 1000);
     return `Revoked key ${key.id} (${key.role}, ${clean(key.username)}). Running servers refuse it within ${bound} s.\n`;
   });
@@ -162,7 +160,7 @@ export function registerKeyCommands(program: Command): void {
     .description('list API keys by id: role, owner, first characters, dates (never the secret)')
     .option('--all', 'include revoked keys')
     .option('--json', 'print the keys as a JSON array')
-    .action(listKeys);
+    .action(listAll);
 
   keys
     .command('revoke')

@@ -1,24 +1,10 @@
 // `perch webhooks create|list|test|deliveries`: manage webhook endpoints directly in the configured
 // store (no server needed); a running `perch serve` or `perch worker` delivers.
 import type { Command } from 'commander';
-import { systemClock } from '../clock.ts';
-import {
-  createWebhook,
-  deliveriesOf,
-  listWebhookViews,
-  sendTestEvent,
-  type WebhookDeps,
-} from '../services/webhooks.ts';
-import type { StoreContext } from './context.ts';
-import { keySecretOf, withStore } from './context.ts';
+import { createWebhook, deliveriesOf, listWebhookViews, sendTestEvent } from '../services/webhooks.ts';
+import { withServices } from './context.ts';
 import { clean, printJson, shortTime, table } from './output.ts';
 
-const depsOf = ({ config, store }: StoreContext): WebhookDeps => ({
-  store,
-  clock: systemClock,
-  keyHashSecret: keySecretOf(config),
-  allowPrivate: config.webhookAllowPrivate,
-});
 const list = (value: string): string[] =>
   value
     .split(',')
@@ -29,9 +15,9 @@ async function create(
   url: string,
   options: { events: string[]; tags?: string[]; description?: string; json?: boolean },
 ): Promise<void> {
-  const { webhook, secret } = await withStore((context) =>
+  const { webhook, secret } = await withServices(({ services }) =>
     createWebhook(
-      depsOf(context),
+      services.webhooks,
       { url, events: options.events, tags: options.tags ?? [], description: options.description ?? null },
       'cli',
     ),
@@ -45,7 +31,7 @@ async function create(
 }
 
 async function listAll(options: { json?: boolean }): Promise<void> {
-  const hooks = await withStore((context) => listWebhookViews(depsOf(context)));
+  const hooks = await withServices(({ services }) => listWebhookViews(services.webhooks));
   if (options.json) return printJson(hooks);
   if (hooks.length === 0)
     return void process.stdout.write('No webhooks. Create one with: perch webhooks create https://… --events "*"\n');
@@ -61,7 +47,7 @@ async function listAll(options: { json?: boolean }): Promise<void> {
 }
 
 async function test(id: string, options: { json?: boolean }): Promise<void> {
-  const { eventId } = await withStore((context) => sendTestEvent(depsOf(context), id));
+  const { eventId } = await withServices(({ services }) => sendTestEvent(services.webhooks, id));
   if (options.json) return printJson({ success: true, eventId });
   process.stdout.write(
     `Queued webhook.test ${eventId} for ${id}. A running perch serve or perch worker sends it within a second; see: perch webhooks deliveries ${id}\n`,
@@ -69,7 +55,7 @@ async function test(id: string, options: { json?: boolean }): Promise<void> {
 }
 
 async function deliveries(id: string, options: { limit: number; json?: boolean }): Promise<void> {
-  const attempts = await withStore((context) => deliveriesOf(depsOf(context), id, { limit: options.limit }));
+  const attempts = await withServices(({ services }) => deliveriesOf(services.webhooks, id, { limit: options.limit }));
   if (options.json) return printJson(attempts);
   if (attempts.length === 0) return void process.stdout.write(`No delivery attempts for ${id} yet.\n`);
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

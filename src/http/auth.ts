@@ -3,10 +3,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PerchError } from '../domain/errors.ts';
 import { roleSatisfies, type RouteAccess } from '../domain/roles.ts';
-import type { KeyAuthenticator, KeyCheck, Principal } from '../services/api-keys.ts';
-import type { Clock } from '../clock.ts';
+import type { Principal } from '../services/api-keys.ts';
+import { authenticate, type AuthDeps, type KeyRefusal } from '../services/authenticate.ts';
 import { clientKey } from '../limits/client-address.ts';
-import type { FailureThrottle } from '../limits/failure-throttle.ts';
 import { sendProblem } from './errors.ts';
 
 declare module 'fastify' {
@@ -20,7 +19,7 @@ declare module 'fastify' {
 }
 
 /** Why a key is refused, as the problem the caller gets. */
-const REFUSALS: Record<Extract<KeyCheck, { ok: false }>['reason'], () => PerchError> = {
+const REFUSALS: Record<KeyRefusal, () => PerchError> = {
   invalid: () => new PerchError('invalid_api_key', 'The API key is not valid.'),
   revoked: () => new PerchError('api_key_revoked', 'The API key has been revoked.'),
   expired: () => new PerchError('api_key_expired', 'The API key has expired.'),
@@ -28,13 +27,7 @@ const REFUSALS: Record<Extract<KeyCheck, { ok: false }>['reason'], () => PerchEr
 
 const CHALLENGE = { 'www-authenticate': 'ApiKey realm="perch", header="x-api-key"' };
 
-export interface AuthOptions {
-  authenticator: KeyAuthenticator;
-  throttle: FailureThrottle;
-  clock: Clock;
-}
-
-export function registerAuth(app: FastifyInstance, { authenticator, throttle, clock }: AuthOptions): void {
+export function registerAuth(app: FastifyInstance, auth: AuthDeps): void {
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request, reply) => {
     // Unknown paths (404/405) have nothing to protect. A matched route that forgot to declare its
@@ -51,12 +44,10 @@ export function registerAuth(app: FastifyInstance, { authenticator, throttle, cl
       );
     }
     // Node joins repeated x-api-key headers with ", ", which no key contains: refused as invalid.
-    const checked = await authenticator.check(String(presented));
+    const checked = await authenticate(auth, String(presented), clientKey(request.ip));
     if (!checked.ok) {
-      // Only failures are throttled: a valid key is served whatever others did from its address.
-      const over = await throttle.recordFailure(clientKey(request.ip), clock.now());
       // A failure past the limit tells nothing about the key.
-      if (over > 0) return tooManyFailures(reply, over);
+      if (checked.retryAfter > 0) return tooManyFailures(reply, checked.retryAfter);
       return sendProblem(reply, REFUSALS[checked.reason](), CHALLENGE);
     }
     const { principal } = checked;

@@ -15,7 +15,7 @@ export function hashRequest(...parts: string[]): string {
 }
 
 /** The request's idempotency identity, or null without the header; a malformed key is a 400. */
-export function onceOf(request: FastifyRequest, requestHash: string, sealKey: Buffer): Once | null {
+export function onceOf(request: FastifyRequest, requestHash: string): Once | null {
   const header = request.headers['idempotency-key'];
   if (header === undefined) return null;
   if (typeof header !== 'string' || !KEY_PATTERN.test(header)) {
@@ -26,6 +26,5 @@ export function onceOf(request: FastifyRequest, requestHash: string, sealKey: Bu
     key: header,
     route: `${request.method} ${request.routeOptions.url ?? ''}`,
     requestHash,
-    sealKey,
   };
 }

@@ -5,6 +5,10 @@
 //   COUNTING   fewer than N failures: a bad key is answered 401 and counted.
 //   THROTTLED  N failures reached: every further bad key is answered 429 with Retry-After (until
 //              the minute ends), so a client learns nothing from its failures past the limit.
+//   STALLED    the count took over STALL_MS (an import holding SQLite's writer, a PostgreSQL row
+//              lock held by a long transaction): the failure is answered 401 without waiting, and
+//              the count, when it lands, still moves the client to THROTTLED. A refusal (a key
+//              revoked a moment ago) is never held up behind someone else's write.
 // In both states a valid key is served: the throttle limits failures, never successes, so a client
 // that shares an address with a failing one (a NAT, an office, a proxy without TRUST_PROXY) is not
 // locked out. Guessing is not what it guards against (a key has 256 random bits); it slows a client
@@ -14,6 +18,7 @@ import type { Kysely } from 'kysely';
 import { pruneAuthFailures, recordAuthFailure, windowStartOf } from '../storage/api-limits-repo.ts';
 import type { Database } from '../storage/schema.ts';
 import { oncePer, throttledWarning, type WarnLog } from './pacing.ts';
+import { STALL_MS } from './request-blocks.ts';
 
 export interface FailureThrottle {
   /**
@@ -36,6 +41,7 @@ export class StoreFailureThrottle implements FailureThrottle {
   private readonly throttled = new Map<string, number>();
   private readonly pruneDue = oncePer(PRUNE_EVERY_MS);
   private readonly warnUnavailable: (error?: unknown) => void;
+  private readonly warnStalled: (error?: unknown) => void;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -48,6 +54,11 @@ export class StoreFailureThrottle implements FailureThrottle {
       'failed-authentication counts unavailable; failures are answered without being counted',
       now,
     );
+    this.warnStalled = throttledWarning(
+      log,
+      `a failed-authentication count took over ${STALL_MS} ms; failures are answered while it lands`,
+      now,
+    );
   }
 
   async recordFailure(client: string, now: number): Promise<number> {
@@ -55,18 +66,30 @@ export class StoreFailureThrottle implements FailureThrottle {
     const end = start + WINDOW_MS;
     const until = this.throttled.get(client);
     if (until !== undefined && until > now) return secondsUntil(until, now);
-    let failures: number;
-    try {
-      failures = await recordAuthFailure(this.db, client, start);
-    } catch (error) {
-      this.warnUnavailable(error);
+    const counted = recordAuthFailure(this.db, client, start).then(
+      (failures) => {
+        this.prune(now);
+        // Within a minute the count only grows: once at the limit, THROTTLED until the minute ends.
+        if (failures >= this.limit) {
+          if (this.throttled.size >= MAX_REMEMBERED) this.throttled.clear();
+          this.throttled.set(client, end);
+        }
+        return failures;
+      },
+      (error: unknown) => {
+        this.warnUnavailable(error);
+        return 0;
+      },
+    );
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stalled = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), STALL_MS);
+      timer.unref();
+    });
+    const failures = await Promise.race([counted, stalled]).finally(() => clearTimeout(timer));
+    if (failures === null) {
+      this.warnStalled();
       return 0;
-    }
-    this.prune(now);
-    // Within a minute the count only grows: once at the limit, THROTTLED until the minute ends.
-    if (failures >= this.limit) {
-      if (this.throttled.size >= MAX_REMEMBERED) this.throttled.clear();
-      this.throttled.set(client, end);
     }
     return failures > this.limit ? secondsUntil(end, now) : 0;
   }

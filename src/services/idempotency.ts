@@ -19,8 +19,6 @@ export interface Once {
   key: string;
   route: string;
   requestHash: string;
-  /** Seals the stored answer. */
-  sealKey: Buffer;
 }
 
 export interface Outcome<T> {
@@ -32,7 +30,14 @@ export interface Outcome<T> {
 /** The executor a use case hands down to its steps inside the transaction it opened. */
 export type Executor = Kysely<Database>;
 
-async function replay<T>(store: Store, clock: Clock, once: Once): Promise<Outcome<T> | null> {
+/** What the helper works with: the store, the time, and the key that seals stored answers. */
+export interface OnceDeps {
+  store: Store;
+  clock: Clock;
+  sealKey: Buffer;
+}
+
+async function replay<T>({ store, clock, sealKey }: OnceDeps, once: Once): Promise<Outcome<T> | null> {
   const stored = await findIdempotentResponse(store.db, once.owner, once.key, once.route, clock.now() - RETENTION_MS);
   if (!stored) return null;
   if (stored.requestHash !== once.requestHash) {
@@ -41,7 +46,7 @@ async function replay<T>(store: Store, clock: Clock, once: Once): Promise<Outcom
       'This Idempotency-Key was used with a different request; use a new key.',
     );
   }
-  const body = open(stored.response, once.sealKey);
+  const body = open(stored.response, sealKey);
   // Sealed under another secret (KEY_HASH_SECRET changed): the answer cannot be given again.
   if (body === null)
     throw new PerchError(
@@ -56,19 +61,20 @@ async function replay<T>(store: Store, clock: Clock, once: Once): Promise<Outcom
  * to the same request is given back instead, and this answer is stored in the same transaction.
  */
 export async function inTransactionOnce<T>(
-  { store, clock }: { store: Store; clock: Clock },
+  deps: OnceDeps,
   once: Once | null,
   statusCode: number,
   write: (trx: Executor) => Promise<T>,
 ): Promise<Outcome<T>> {
+  const { store, clock, sealKey } = deps;
   if (once === null) return { statusCode, body: await store.db.transaction().execute(write), replayed: false };
-  const earlier = await replay<T>(store, clock, once);
+  const earlier = await replay<T>(deps, once);
   if (earlier) return earlier;
   try {
     const body = await store.db.transaction().execute(async (trx) => {
       const result = await write(trx);
       const now = clock.now();
-      const response = seal(JSON.stringify(result), once.sealKey);
+      const response = seal(JSON.stringify(result), sealKey);
       const { owner, key, route, requestHash } = once;
       await saveIdempotentResponse(trx, {
         owner,
@@ -86,7 +92,7 @@ export async function inTransactionOnce<T>(
   } catch (error) {
     // A concurrent request with the same key committed first: answer as it did.
     if (store.caps.isUniqueViolation(error)) {
-      const winner = await replay<T>(store, clock, once);
+      const winner = await replay<T>(deps, once);
       if (winner) return winner;
       throw new PerchError(
         'idempotency_in_progress',

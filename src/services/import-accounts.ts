@@ -1,17 +1,73 @@
-// Importing usernames as a use case: read the CSV into a plan, then commit it in one transaction,
-// which this file opens. The HTTP route and the `perch import` command both go through here.
-import { parseUsernameCsv, type CsvImportPlan, type Rejection } from '../domain/csv-import.ts';
+// Importing usernames as a use case: read the CSV into a plan, commit it in one transaction (which
+// this file opens), and price what tracking the added accounts costs. The insert route, the
+// dashboard's import and `perch import` all call importAccounts; they only wake the tracker.
+import type { CsvImportPlan, Rejection } from '../domain/csv-import.ts';
 import { PerchError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
-import type { Platform } from '../domain/platforms.ts';
 import { writeAudit } from '../storage/audit-repo.ts';
 import { recordEvents } from '../storage/events-repo.ts';
 import { listImports, writeImport, type ImportCounts, type ImportRecord } from '../storage/imports-repo.ts';
 import { KeyOrder } from '../storage/key-order.ts';
 import type { Store } from '../storage/store.ts';
 import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
 import { importCompletedEvent } from './events.ts';
-import { inTransactionOnce, type Once, type Outcome } from './idempotency.ts';
+import { inTransactionOnce, type Executor, type Once } from './idempotency.ts';
+import { planImport, type ImportPlan } from './import-plan.ts';
+import { estimateForImport, type ImportEstimate } from './spend.ts';
+
+export { planImport, type ImportLimits, type ImportPlan } from './import-plan.ts';
+
+/** What the import works with; the composer builds it once. */
+export interface ImportDeps {
+  store: Store;
+  clock: Clock;
+  /** The import's limits, and what its estimate reads (TRACK_INTERVAL, the rate card). */
+  config: Config;
+  /** Seals the answers kept for Idempotency-Key replays. */
+  sealKey: Buffer;
+}
+
+/** One file to import, as an adapter received it. */
+export interface ImportUpload {
+  source: string | AsyncIterable<string | Buffer>;
+  actor: string | null;
+  /** How the file came (`multipart`, `text/csv`, `dashboard`, `cli`…), recorded with the import. */
+  via: string;
+  /** The Idempotency-Key identity, asked for once the file is read (its hash covers the whole file). */
+  once?: () => Once | null;
+  progress?: {
+    read?: (bytes: number) => void;
+    /** The file is read: `rows` accepted rows are about to be written. */
+    planned?: (rows: number) => void;
+    written?: (written: number, total: number) => void;
+  };
+}
+
+export interface ImportResult {
+  report: ImportReport;
+  /** Accounts inserted or reactivated: the tracker has work when this is above 0. */
+  added: number;
+  estimate: ImportEstimate;
+  /** The answer is an earlier one, given again for the same Idempotency-Key. */
+  replayed: boolean;
+}
+
+/** Reads, commits and prices one file: all or nothing. */
+export async function importAccounts(imports: ImportDeps, upload: ImportUpload): Promise<ImportResult> {
+  const { store, clock, config } = imports;
+  const { progress } = upload;
+  const plan = await planImport(upload.source, config, progress?.read);
+  progress?.planned?.(plan.rows.length);
+  const options = { actor: upload.actor, source: upload.via, clock, onProgress: progress?.written };
+  const rows = await sortedRows(plan);
+  const outcome = await inTransactionOnce(imports, upload.once?.() ?? null, 200, (trx) =>
+    writePlan(trx, store, plan, rows, options),
+  );
+  const report = outcome.body;
+  const added = report.inserted + report.reactivated;
+  return { report, added, estimate: estimateForImport(config, plan.rows, added), replayed: outcome.replayed };
+}
 
 export interface ImportReport extends ImportCounts {
   success: true;
@@ -25,53 +81,6 @@ export interface ImportReport extends ImportCounts {
   warnings: string[];
 }
 
-export interface ImportLimits {
-  defaultPlatform: Platform;
-  maxImportRows: number;
-  maxImportBytes: number;
-}
-
-/** A plan, with its rows being put in the order they are written in meanwhile. */
-export interface ImportPlan extends CsvImportPlan {
-  keyOrder?: KeyOrder;
-}
-
-/** Reads and validates the CSV; throws csv_no_usernames (with the rejected list) if nothing is usable. */
-export async function planImport(
-  source: string | AsyncIterable<string | Buffer>,
-  limits: ImportLimits,
-  onProgress?: (bytes: number) => void,
-): Promise<ImportPlan> {
-  const keyOrder = new KeyOrder();
-  const plan = await parseUsernameCsv(source, {
-    defaultPlatform: limits.defaultPlatform,
-    maxRows: limits.maxImportRows,
-    maxBytes: limits.maxImportBytes,
-    onRows: (rows) => keyOrder.feed(rows),
-    ...(onProgress ? { onProgress } : {}),
-  }).catch((error: unknown) => {
-    keyOrder.abandon();
-    throw error;
-  });
-  if (plan.rows.length === 0) {
-    keyOrder.abandon();
-    const detail =
-      plan.received === 0
-        ? 'The file holds no usernames: send CSV with one username per line, optionally under a "username" header.'
-        : `None of the ${plan.received} rows holds a usable username; see "rejected".`;
-    throw new PerchError('csv_no_usernames', detail, {
-      extensions: {
-        received: plan.received,
-        rejected: plan.rejected,
-        rejectedCount: plan.rejectedCount,
-        rejectedTruncated: plan.rejectedTruncated,
-        warnings: plan.warnings,
-      },
-    });
-  }
-  return { ...plan, keyOrder };
-}
-
 export interface CommitOptions {
   actor: string | null;
   source: string;
@@ -79,58 +88,57 @@ export interface CommitOptions {
   onProgress?: (written: number, total: number) => void;
 }
 
-/** Commits the plan in one transaction, all or nothing. */
+/** Commits the plan in one transaction, all or nothing (importAccounts without the reading and pricing). */
 export async function commitImport(store: Store, plan: ImportPlan, options: CommitOptions): Promise<ImportReport> {
-  return (await commitImportOnce(store, plan, options, null)).body;
+  const rows = await sortedRows(plan);
+  return store.db.transaction().execute((trx) => writePlan(trx, store, plan, rows, options));
 }
 
 /**
- * The import transaction: opened here (through the idempotency helper, which stores the answer in
- * it when the request carried an Idempotency-Key). Every write that must commit with the import
- * goes in this function.
+ * The rows in the unique index's order, sorted before the transaction opens so no lock is held
+ * meanwhile. The order only makes the writes faster: if the sorting thread fails (out of memory,
+ * say), the file's order will do.
  */
-export async function commitImportOnce(
+function sortedRows(plan: ImportPlan): Promise<CsvImportPlan['rows']> {
+  return (plan.keyOrder ?? new KeyOrder()).inOrder(plan.rows).catch(() => plan.rows);
+}
+
+/** The import's writes, in the one transaction its caller opened: every write that must commit with it goes here. */
+async function writePlan(
+  trx: Executor,
   store: Store,
   plan: ImportPlan,
+  rows: CsvImportPlan['rows'],
   options: CommitOptions,
-  once: Once | null,
-): Promise<Outcome<ImportReport>> {
+): Promise<ImportReport> {
   const { clock } = options;
-  // Sorted before the transaction opens, so no lock is held meanwhile. The order only makes the
-  // writes faster: if the sorting thread fails (out of memory, say), the file's order will do.
-  const rows = await (plan.keyOrder ?? new KeyOrder()).inOrder(plan.rows).catch(() => plan.rows);
-  return inTransactionOnce({ store, clock }, once, 200, async (trx) => {
-    // Imports take turns: two inserting overlapping names in different orders would deadlock. One
-    // that finds another being written is refused at once rather than hold a connection waiting.
-    if (!(await store.caps.trySerialize(trx, 'imports')))
-      throw new PerchError(
-        'import_in_progress',
-        'Another import is being written; send this one again when it is done.',
-      );
-    const importId = newId('imp');
-    const startedAt = clock.now();
-    const counts = await writeImport(trx, store.caps, rows, {
-      id: importId,
-      actor: options.actor,
-      source: options.source,
-      received: plan.received,
-      duplicates: plan.duplicates,
-      rejectedCount: plan.rejectedCount,
-      startedAt,
-      now: () => clock.now(),
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    });
-    await writeAudit(trx, {
-      actor: options.actor,
-      action: 'accounts.import',
-      target: importId,
-      detail: { ...counts, accepted: plan.rows.length },
-      at: startedAt,
-    });
-    const report = reportOf(importId, plan, counts);
-    await recordEvents(trx, store.caps, [importCompletedEvent(report)], clock.now());
-    return report;
+  // Imports take turns: two inserting overlapping names in different orders would deadlock. One
+  // that finds another being written is refused at once rather than hold a connection waiting.
+  if (!(await store.caps.trySerialize(trx, 'imports')))
+    throw new PerchError('import_in_progress', 'Another import is being written; send this one again when it is done.');
+  const importId = newId('imp');
+  const startedAt = clock.now();
+  const counts = await writeImport(trx, store.caps, rows, {
+    id: importId,
+    actor: options.actor,
+    source: options.source,
+    received: plan.received,
+    duplicates: plan.duplicates,
+    rejectedCount: plan.rejectedCount,
+    startedAt,
+    now: () => clock.now(),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   });
+  await writeAudit(trx, {
+    actor: options.actor,
+    action: 'accounts.import',
+    target: importId,
+    detail: { ...counts, accepted: plan.rows.length },
+    at: startedAt,
+  });
+  const report = reportOf(importId, plan, counts);
+  await recordEvents(trx, store.caps, [importCompletedEvent(report)], clock.now());
+  return report;
 }
 
 function reportOf(importId: string, plan: CsvImportPlan, counts: ImportCounts): ImportReport {

@@ -137,6 +137,12 @@ export function importEstimate(config: Config, added: Partial<Record<Platform, n
     );
 }
 
+/** What tracking the accounts an import added costs, at the rate card it was priced with. */
+export interface ImportEstimate {
+  rateCard: { userUsd: number; postUsd: number };
+  platforms: TrackingEstimate[];
+}
+
 /**
  * The estimate an import's answer carries: the accounts it added (inserted or reactivated) split by
  * platform in the proportion of the file's accepted rows.
@@ -145,7 +151,7 @@ export function estimateForImport(
   config: Config,
   rows: readonly { platform: Platform }[],
   added: number,
-): { rateCard: { userUsd: number; postUsd: number }; platforms: TrackingEstimate[] } {
+): ImportEstimate {
   const byPlatform: Partial<Record<Platform, number>> = {};
   for (const row of rows) byPlatform[row.platform] = (byPlatform[row.platform] ?? 0) + 1;
   const share: Partial<Record<Platform, number>> = {};

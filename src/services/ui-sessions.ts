@@ -6,7 +6,8 @@ import type { Role } from '../domain/roles.ts';
 import { deleteExpiredSessions, deleteSession, findLiveSession, insertSession } from '../storage/ui-sessions-repo.ts';
 import type { Store } from '../storage/store.ts';
 import type { Clock } from '../clock.ts';
-import { ENV_ADMIN_KEY_ID, type KeyAuthenticator, type KeyCheck } from './key-authenticator.ts';
+import { authenticate, type AuthDeps, type Authentication } from './authenticate.ts';
+import { ENV_ADMIN_KEY_ID } from './key-authenticator.ts';
 
 export interface UiSession {
   keyId: string;
@@ -19,19 +20,23 @@ export interface UiSession {
 export interface SessionDeps {
   store: Store;
   clock: Clock;
-  authenticator: KeyAuthenticator;
+  /** Checks the key signing in, counting a refusal like the API's (authenticate.ts). */
+  auth: AuthDeps;
   ttlMs: number;
+  /** ADMIN_API_KEY is set: its sessions stay valid (it is no stored key to look up). */
+  envAdminConfigured: boolean;
 }
 
 const hashToken = (token: string): string => createHash('sha256').update(token).digest('base64url');
 const newToken = (): string => randomBytes(32).toString('base64url');
 
-/** Checks the key and opens a session; the refusal reason otherwise. */
+/** Checks the key of `client` and opens a session; the refusal otherwise (counted, as through the API). */
 export async function signIn(
   deps: SessionDeps,
   presentedKey: string,
-): Promise<{ ok: true; token: string; session: UiSession } | Extract<KeyCheck, { ok: false }>> {
-  const checked = await deps.authenticator.check(presentedKey.trim());
+  client: string,
+): Promise<{ ok: true; token: string; session: UiSession } | Extract<Authentication, { ok: false }>> {
+  const checked = await authenticate(deps.auth, presentedKey.trim(), client);
   if (!checked.ok) return checked;
   const now = deps.clock.now();
   const token = newToken();
@@ -52,17 +57,13 @@ export async function signIn(
 }
 
 /** The live session a cookie names, or null (unknown, expired, or its key revoked or expired). */
-export async function findSession(
-  deps: Pick<SessionDeps, 'store' | 'clock'>,
-  token: string,
-  envAdminConfigured: boolean,
-): Promise<UiSession | null> {
+export async function findSession(deps: SessionDeps, token: string): Promise<UiSession | null> {
   if (token.length < 20 || token.length > 100) return null;
   const row = await findLiveSession(
     deps.store.reader,
     hashToken(token),
     deps.clock.now(),
-    envAdminConfigured ? ENV_ADMIN_KEY_ID : null,
+    deps.envAdminConfigured ? ENV_ADMIN_KEY_ID : null,
   );
   if (!row) return null;
   return {
@@ -74,8 +75,8 @@ export async function findSession(
   };
 }
 
-export async function signOut(store: Store, token: string): Promise<void> {
-  await deleteSession(store.db, hashToken(token));
+export async function signOut(deps: SessionDeps, token: string): Promise<void> {
+  await deleteSession(deps.store.db, hashToken(token));
 }
 
 /**

@@ -12,6 +12,9 @@ export function num(value: number | null | undefined): string {
       : decimal.format(value);
 }
 
+/** Dollars, to the cent. */
+export const usd = (n: number) => `$${n.toLocaleString('en', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+
 export function signed(value: number | null | undefined): string {
   if (value === null || value === undefined) return '—';
   return value > 0 ? `+${num(value)}` : num(value);

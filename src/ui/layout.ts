@@ -1,5 +1,7 @@
 // The page shell every dashboard page shares: head with fingerprinted assets, the navigation,
-// the signed-in key and its Sign out button, and the CSRF token for scripts.
+// the signed-in key and its Sign out button, and the CSRF token for scripts; and sendPage, the
+// one way a page goes out.
+import type { FastifyReply } from 'fastify';
 import { maskedCsrf, type UiSession } from '../services/ui-sessions.ts';
 import { assetUrl, type AssetName } from './assets.ts';
 import { html, type Html, type Part } from './html.ts';
@@ -30,13 +32,18 @@ export function csrfField(session: UiSession): Html {
 }
 
 function nav(session: UiSession, section: Section | undefined): Html {
+  const link = ([id, label, href]: (typeof NAV)[number]) => html`<li>
+      <a href="${href}"${id === section ? html` aria-current="page"` : ''}>${label}</a>
+    </li>`;
   return html`<header class="top">
   <a class="brand" href="/ui/">perch</a>
-  <nav aria-label="Main"><ul>${NAV.map(
-    ([id, label, href]) =>
-      html`<li><a href="${href}"${id === section ? html` aria-current="page"` : ''}>${label}</a></li>`,
-  )}</ul></nav>
-  <form class="who" method="post" action="/ui/sign-out">${csrfField(session)}
+  <nav aria-label="Main">
+    <ul>
+    ${NAV.map(link)}
+    </ul>
+  </nav>
+  <form class="who" method="post" action="/ui/sign-out">
+    ${csrfField(session)}
     <span>${session.username} <span class="role">${session.role}</span></span>
     <button type="submit">Sign out</button>
   </form>
@@ -66,6 +73,11 @@ ${options.body}
 </main>
 </body>
 </html>`;
+}
+
+/** Sends a rendered page (with `status`, 200 unless said): every dashboard page goes out through here. */
+export function sendPage(reply: FastifyReply, page: Html, status = 200): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(page.text);
 }
 
 /** A message box: an error (the API's `detail`) or a notice. */

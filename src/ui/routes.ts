@@ -4,16 +4,16 @@ import zlib from 'node:zlib';
 import compress from '@fastify/compress';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PerchError } from '../domain/errors.ts';
-import type { AppDeps } from '../http/deps.ts';
+import type { AppDeps } from '../app-deps.ts';
 import { problemOf, toPerchError } from '../http/errors.ts';
 import { registerAssets } from './assets.ts';
 import { html } from './html.ts';
-import { layout, notice } from './layout.ts';
+import { layout, notice, sendPage } from './layout.ts';
 import { registerAccountActions } from './pages/account-actions.ts';
 import { registerAccountPage } from './pages/account.ts';
 import { registerAccountsPage } from './pages/accounts.ts';
 import { registerComparePage } from './pages/compare.ts';
-import { importRoutes } from './pages/import.ts';
+import { registerImportPage } from './pages/import.ts';
 import { registerKeysPage } from './pages/keys.ts';
 import { registerOverview } from './pages/overview.ts';
 import { registerEventsPage } from './pages/events.ts';
@@ -27,23 +27,29 @@ function contentSecurityPolicy(remoteImages: boolean): string {
   return `default-src 'none'; script-src 'self'; style-src 'self'; img-src ${images}; connect-src 'self'; font-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
 }
 
+/** What the dashboard is given; each page gets the part it uses. */
+export type DashboardDeps = Pick<AppDeps, 'config' | 'services' | 'store' | 'clock' | 'tracker'>;
+
 /** Scripts ask for JSON; a browser navigating gets a page. */
 const wantsJson = (request: FastifyRequest): boolean => (request.headers.accept ?? '').includes('application/json');
 
 function errorPage(request: FastifyRequest, reply: FastifyReply, error: PerchError) {
   const problem = problemOf(error, String(request.id));
-  reply.code(problem.status);
   if (wantsJson(request))
-    return reply.type('application/problem+json; charset=utf-8').serializer(JSON.stringify).send(problem);
-  const page = layout({
-    title: problem.title,
-    session: request.uiSession,
-    body: html`<h1>${problem.title}</h1>${notice('error', problem.detail)}<p><a href="/ui/">Back to the overview</a></p>`,
-  });
-  return reply.type('text/html; charset=utf-8').send(page.text);
+    return reply
+      .code(problem.status)
+      .type('application/problem+json; charset=utf-8')
+      .serializer(JSON.stringify)
+      .send(problem);
+  const body = html`<h1>${problem.title}</h1>
+${notice('error', problem.detail)}
+<p><a href="/ui/">Back to the overview</a></p>`;
+  return sendPage(reply, layout({ title: problem.title, session: request.uiSession, body }), problem.status);
 }
 
-export default async function uiRoutes(app: FastifyInstance, deps: AppDeps) {
+export default async function uiRoutes(app: FastifyInstance, deps: DashboardDeps) {
+  const { config, services, store, clock, tracker } = deps;
+  const { accounts } = services;
   // Pages are not part of the API: the OpenAPI document leaves them out.
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true };
@@ -62,7 +68,7 @@ export default async function uiRoutes(app: FastifyInstance, deps: AppDeps) {
       done(null, fields);
     },
   );
-  registerSessions(app, deps);
+  registerSessions(app, services.sessions);
   // Pages and assets are sent compressed when the browser accepts it (the API's answers are not:
   // this plugin is registered for the dashboard only). Pages mask their CSRF token (BREACH).
   await app.register(compress, {
@@ -71,7 +77,7 @@ export default async function uiRoutes(app: FastifyInstance, deps: AppDeps) {
     encodings: ['br', 'gzip'],
     brotliOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } },
   });
-  const csp = contentSecurityPolicy(deps.config.uiRemoteImages);
+  const csp = contentSecurityPolicy(config.uiRemoteImages);
   // Runs after the app's own onSend hook, replacing the API's `default-src 'none'` for pages.
   // Fingerprinted assets never change under their name: cached for a year (the app's hook said no-store).
   app.addHook('onSend', async (request, reply, payload) => {
@@ -83,7 +89,7 @@ export default async function uiRoutes(app: FastifyInstance, deps: AppDeps) {
     return payload;
   });
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const perchError = toPerchError(error, deps.store.caps);
+    const perchError = toPerchError(error, store.caps);
     if (perchError.code === 'internal') request.log.error({ err: error }, 'dashboard request failed');
     return errorPage(request, reply, perchError);
   });
@@ -94,15 +100,17 @@ export default async function uiRoutes(app: FastifyInstance, deps: AppDeps) {
     throw new PerchError('not_found', 'The API is under /api/ (reference at /api/docs); the dashboard is at /ui/.');
   });
 
+  // Every page, with what it uses.
   registerAssets(app);
-  registerSignIn(app, deps);
-  registerOverview(app, deps);
-  registerAccountsPage(app, deps);
-  registerAccountPage(app, deps);
-  registerAccountActions(app, deps);
-  registerComparePage(app, deps);
-  await app.register(importRoutes, deps);
-  registerKeysPage(app, deps);
-  registerWebhooksPage(app, deps);
-  registerEventsPage(app, deps);
+  registerSignIn(app, services.sessions);
+  registerOverview(app, { store, clock, config, tracker });
+  registerAccountsPage(app, accounts);
+  registerAccountPage(app, { accounts, remoteImages: config.uiRemoteImages });
+  registerAccountActions(app, { accounts, tracker });
+  registerComparePage(app, accounts);
+  // In a scope of its own: it alone reads multipart and CSV bodies.
+  await app.register(registerImportPage, { imports: services.imports, tracker });
+  registerKeysPage(app, services.keys);
+  registerWebhooksPage(app, services.webhooks);
+  registerEventsPage(app, store);
 }

@@ -4,8 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PerchError } from '../domain/errors.ts';
 import type { Role } from '../domain/roles.ts';
-import { csrfMatches, findSession, type UiSession } from '../services/ui-sessions.ts';
-import type { AppDeps } from '../http/deps.ts';
+import { csrfMatches, findSession, type SessionDeps, type UiSession } from '../services/ui-sessions.ts';
 
 export const COOKIE = 'perch_session';
 
@@ -53,7 +52,11 @@ export function sessionOf(request: FastifyRequest): UiSession {
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-export function registerSessions(app: FastifyInstance, deps: AppDeps): void {
+/** The `_csrf` field of a parsed form body, if it has one. */
+const csrfFieldOf = (body: unknown): unknown =>
+  body !== null && typeof body === 'object' && '_csrf' in body ? body._csrf : undefined;
+
+export function registerSessions(app: FastifyInstance, sessions: SessionDeps): void {
   app.decorateRequest('uiSession', null);
   app.decorateRequest('uiToken', null);
   app.addHook('onRequest', async (request, reply) => {
@@ -64,7 +67,7 @@ export function registerSessions(app: FastifyInstance, deps: AppDeps): void {
     const token = readCookie(request, COOKIE);
     if (token) {
       request.uiToken = token;
-      request.uiSession = await findSession(deps, token, deps.config.adminApiKey !== null);
+      request.uiSession = await findSession(sessions, token);
     }
     if (access === 'public') return;
     if (request.uiSession === null) {
@@ -79,12 +82,12 @@ export function registerSessions(app: FastifyInstance, deps: AppDeps): void {
       );
     }
   });
-  // After the body is parsed: a form carries the token in `_csrf`, a script in `x-csrf-token`.
-  app.addHook('preHandler', async (request) => {
+  // After the body is parsed and before it is validated (a forged form learns nothing from its
+  // validation): a form carries the token in `_csrf`, a script in `x-csrf-token`.
+  app.addHook('preValidation', async (request) => {
     if (!STATE_CHANGING.has(request.method) || request.uiSession === null) return;
     if (request.routeOptions.config.csrf === 'multipart' && request.isMultipart()) return;
-    const body = request.body as Record<string, unknown> | null | undefined;
-    const presented = request.headers['x-csrf-token'] ?? (body && typeof body === 'object' ? body._csrf : undefined);
+    const presented = request.headers['x-csrf-token'] ?? csrfFieldOf(request.body);
     if (!csrfMatches(request.uiSession, presented)) {
       throw new PerchError(
         'forbidden',

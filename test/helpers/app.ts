@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createConfig, type Config } from '../../src/config.ts';
-import type { AppDeps } from '../../src/http/deps.ts';
+import type { AppDeps } from '../../src/app-deps.ts';
 import { createLogger } from '../../src/logger.ts';
 import { composeApp } from '../../src/compose.ts';
 import type { Tracker } from '../../src/tracker/tracker.ts';

@@ -4,12 +4,21 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createConfig } from '../../src/config.ts';
-import { createApiKey, revokeKey } from '../../src/services/api-keys.ts';
+import { createApiKey, revokeKey, type KeyDeps } from '../../src/services/api-keys.ts';
 import { ensureAdminKey } from '../../src/services/bootstrap-admin.ts';
 import { systemClock } from '../../src/clock.ts';
 import { dialectName, freshStores } from '../helpers/store-url.ts';
 
 const SECRET = 'test-secret-0123456789abcdefghijklmnopqrstuvwxyz';
+/** Each process's key use cases: no ADMIN_API_KEY, and no key checks of its own to tell. */
+const keysOn = (store: KeyDeps['store']): KeyDeps => ({
+  store,
+  clock: systemClock,
+  secret: SECRET,
+  sealKey: Buffer.alloc(32),
+  envAdminConfigured: false,
+  authenticator: null,
+});
 const skip = dialectName !== 'postgres' && 'processes racing matters on PostgreSQL (TEST_DATABASE_URL)';
 
 test('processes starting together on an empty store create one first admin key', { skip }, async (t) => {
@@ -26,8 +35,8 @@ test('two admins revoking the last two admin keys at once leave one', { skip }, 
   const first = await createApiKey(a!.db, SECRET, systemClock, { role: 'admin', username: 'ann', actor: null });
   const second = await createApiKey(a!.db, SECRET, systemClock, { role: 'admin', username: 'bob', actor: null });
   const results = await Promise.allSettled([
-    revokeKey(a!, systemClock, first.id, { actor: second.id, envAdminConfigured: false }),
-    revokeKey(b!, systemClock, second.id, { actor: first.id, envAdminConfigured: false }),
+    revokeKey(keysOn(a!), first.id, second.id),
+    revokeKey(keysOn(b!), second.id, first.id),
   ]);
   assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1, 'one revocation wins');
   const refused = results.find((r) => r.status === 'rejected');

@@ -6,7 +6,7 @@ import { csvRow } from '../../domain/csv-export.ts';
 import { PerchError } from '../../domain/errors.ts';
 import { historyExport, historyPage, type HistoryPoint } from '../../services/account-history.ts';
 import { accountRef } from '../../services/account-refs.ts';
-import type { AppDeps } from '../deps.ts';
+import type { ServiceDeps } from '../../services/context.ts';
 import { PlatformSchema, literals, problems } from '../schemas.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 
@@ -108,9 +108,12 @@ const point = (p: HistoryPoint) => ({
   listed: p.listed,
 });
 
-export default async function accountHistoryRoutes(root: FastifyInstance, deps: AppDeps) {
+export default async function accountHistoryRoutes(
+  root: FastifyInstance,
+  { accounts, historyBucketMs }: { accounts: ServiceDeps; historyBucketMs: number },
+) {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
-  const bucket = describeBucket(deps.config.historyBucketMs);
+  const bucket = describeBucket(historyBucketMs);
 
   app.get('/api/accounts/:platform/:username/history', {
     config: { access: 'app' },
@@ -135,7 +138,7 @@ export default async function accountHistoryRoutes(root: FastifyInstance, deps: 
     handler: async (request, reply) => {
       const { platform, username } = request.params;
       const query = request.query;
-      const ref = accountRef(username, platform, deps.config.defaultPlatform);
+      const ref = accountRef(username, platform, accounts.config.defaultPlatform);
       const from = instant('from', query.from);
       const to = instant('to', query.to);
       if (from !== undefined && to !== undefined && from > to) {
@@ -162,7 +165,7 @@ export default async function accountHistoryRoutes(root: FastifyInstance, deps: 
       };
 
       if (!csv) {
-        const page = await historyPage(deps, ref, range, query.limit ?? JSON_DEFAULT);
+        const page = await historyPage(accounts, ref, range, query.limit ?? JSON_DEFAULT);
         const last = page.points.at(-1);
         return {
           data: page.points.map(point),
@@ -171,7 +174,7 @@ export default async function accountHistoryRoutes(root: FastifyInstance, deps: 
         };
       }
 
-      const account = await historyExport(deps, ref, range, query.limit ?? CSV_MAX, CSV_CHUNK);
+      const account = await historyExport(accounts, ref, range, query.limit ?? CSV_MAX, CSV_CHUNK);
       const lines = [csvRow(CSV_HEADER)];
       for (const p of account.points)
         lines.push(

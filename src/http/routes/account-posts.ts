@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { listAccountPosts } from '../../services/account-posts.ts';
 import { accountRef } from '../../services/account-refs.ts';
-import type { AppDeps } from '../deps.ts';
+import type { ServiceDeps } from '../../services/context.ts';
 import { PlatformSchema, nullable, problems } from '../schemas.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 
@@ -97,7 +97,7 @@ const PostsPage = Type.Object(
   },
 );
 
-export default async function accountPostsRoutes(root: FastifyInstance, deps: AppDeps) {
+export default async function accountPostsRoutes(root: FastifyInstance, { accounts }: { accounts: ServiceDeps }) {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get('/api/accounts/:platform/:username/posts', {
@@ -115,12 +115,12 @@ export default async function accountPostsRoutes(root: FastifyInstance, deps: Ap
     },
     handler: async (request) => {
       const { platform, username } = request.params;
-      const ref = accountRef(username, platform, deps.config.defaultPlatform);
+      const ref = accountRef(username, platform, accounts.config.defaultPlatform);
       const before =
         request.query.cursor === undefined
           ? undefined
           : decodeCursor(request.query.cursor, 'posts', ['int', 'text'] as const);
-      const page = await listAccountPosts(deps, ref, request.query.limit ?? 20, before);
+      const page = await listAccountPosts(accounts, ref, request.query.limit ?? 20, before);
       return { data: page.data, nextCursor: page.more && page.last ? encodeCursor(['posts', ...page.last]) : null };
     },
   });

@@ -8,7 +8,7 @@ import { PerchError } from '../../domain/errors.ts';
 import { accountRef } from '../../services/account-refs.ts';
 import type { Account } from '../../domain/account.ts';
 import { getAccountAnswer, getAccounts, listAccountPage } from '../../services/accounts.ts';
-import type { AppDeps } from '../deps.ts';
+import type { ServiceDeps } from '../../services/context.ts';
 import { AccountSchema, PlatformSchema, literals, nullable, problems } from '../schemas.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 
@@ -64,7 +64,7 @@ function sendAccount(reply: FastifyReply, answer: { json: string } | Account): F
   return 'json' in answer ? reply.type('application/json; charset=utf-8').send(answer.json) : answer;
 }
 
-export default async function accountRoutes(root: FastifyInstance, deps: AppDeps) {
+export default async function accountRoutes(root: FastifyInstance, { accounts }: { accounts: ServiceDeps }) {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get('/api/', {
@@ -91,7 +91,7 @@ export default async function accountRoutes(root: FastifyInstance, deps: AppDeps
       if (query.username !== undefined)
         return sendAccount(
           reply,
-          await getAccountAnswer(deps, accountRef(query.username, query.platform, deps.config.defaultPlatform)),
+          await getAccountAnswer(accounts, accountRef(query.username, query.platform, accounts.config.defaultPlatform)),
         );
       if (query.usernames !== undefined) {
         const names = query.usernames
@@ -100,7 +100,7 @@ export default async function accountRoutes(root: FastifyInstance, deps: AppDeps
           .filter((n) => n !== '');
         if (names.length === 0 || names.length > MAX_BATCH)
           throw new PerchError('bad_request', `usernames takes 1 to ${MAX_BATCH} names.`);
-        return getAccounts(deps, names, query.platform);
+        return getAccounts(accounts, names, query.platform);
       }
       const sort: AccountSort = query.sort ?? 'username';
       const limit = query.limit ?? 50;
@@ -109,7 +109,7 @@ export default async function accountRoutes(root: FastifyInstance, deps: AppDeps
         const [value, id] = decodeCursor(query.cursor, sort, [sort === 'username' ? 'text' : 'int', 'int'] as const);
         after = [value, id];
       }
-      const page = await listAccountPage(deps, {
+      const page = await listAccountPage(accounts, {
         sort,
         limit,
         ...(query.status ? { status: query.status } : {}),
@@ -135,7 +135,7 @@ export default async function accountRoutes(root: FastifyInstance, deps: AppDeps
       const { platform, username } = request.params;
       return sendAccount(
         reply,
-        await getAccountAnswer(deps, accountRef(username, platform, deps.config.defaultPlatform)),
+        await getAccountAnswer(accounts, accountRef(username, platform, accounts.config.defaultPlatform)),
       );
     },
   });

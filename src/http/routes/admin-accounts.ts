@@ -9,7 +9,8 @@ import type { Platform } from '../../domain/platforms.ts';
 import { changeAccount, refreshAccount, stopTracking } from '../../services/account-admin.ts';
 import { accountRef } from '../../services/account-refs.ts';
 import { actorOf } from '../auth.ts';
-import type { AppDeps } from '../deps.ts';
+import type { TrackerView } from '../../domain/tracker-status.ts';
+import type { ServiceDeps } from '../../services/context.ts';
 import { AccountSchema, PlatformSchema, problems } from '../schemas.ts';
 
 const Params = Type.Object({ platform: PlatformSchema, username: Type.String({ minLength: 1, maxLength: 300 }) });
@@ -32,10 +33,13 @@ const Change = Type.Object(
   { additionalProperties: false, minProperties: 1, examples: [{ paused: true }, { tags: ['founders', 'press'] }] },
 );
 
-export default async function adminAccountRoutes(root: FastifyInstance, deps: AppDeps) {
+export default async function adminAccountRoutes(
+  root: FastifyInstance,
+  { accounts, tracker }: { accounts: ServiceDeps; tracker: TrackerView | null },
+) {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const refOf = (params: { platform: Platform; username: string }) =>
-    accountRef(params.username, params.platform, deps.config.defaultPlatform);
+    accountRef(params.username, params.platform, accounts.config.defaultPlatform);
 
   app.patch('/api/admin/accounts/:platform/:username', {
     config: { access: 'admin' },
@@ -48,7 +52,7 @@ export default async function adminAccountRoutes(root: FastifyInstance, deps: Ap
       response: { 200: Type.Ref('Account'), ...problems(400, 401, 403, 404, 415, 429) },
     },
     handler: async (request) => {
-      return changeAccount(deps, refOf(request.params), request.body, actorOf(request));
+      return changeAccount(accounts, refOf(request.params), request.body, actorOf(request));
     },
   });
 
@@ -74,7 +78,7 @@ export default async function adminAccountRoutes(root: FastifyInstance, deps: Ap
     },
     handler: async (request) => {
       const purge = request.query.purge ?? false;
-      await stopTracking(deps, refOf(request.params), purge, actorOf(request));
+      await stopTracking(accounts, refOf(request.params), purge, actorOf(request));
       return { success: true as const, purged: purge };
     },
   });
@@ -118,9 +122,9 @@ export default async function adminAccountRoutes(root: FastifyInstance, deps: Ap
           });
       },
       handler: async (request, reply) => {
-        const account = await refreshAccount(deps, refOf(request.params), actorOf(request));
+        const account = await refreshAccount(accounts, refOf(request.params), actorOf(request));
         // This process's tracker picks it up at once; trackers elsewhere find it at their next poll.
-        deps.tracker?.notify();
+        tracker?.notify();
         return reply.code(202).send({ success: true as const, account });
       },
     });

@@ -4,9 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { PerchError } from '../../domain/errors.ts';
 import { ROLES } from '../../domain/roles.ts';
-import { issueApiKey, listKeys, revokeKey } from '../../services/api-keys.ts';
+import { issueApiKey, listKeys, revokeKey, type KeyDeps } from '../../services/api-keys.ts';
 import { actorOf } from '../auth.ts';
-import type { AppDeps } from '../deps.ts';
 import { hashRequest, onceOf } from '../idempotency.ts';
 import { literals, problems } from '../schemas.ts';
 
@@ -58,7 +57,10 @@ const Created = Type.Object(
   { examples: [{ success: true, apiKey: 'perch_3xK9…', ...keyExample }] },
 );
 
-export default async function apiKeyRoutes(root: FastifyInstance, deps: AppDeps) {
+export default async function apiKeyRoutes(
+  root: FastifyInstance,
+  { keys, keyCacheTtlMs }: { keys: KeyDeps; keyCacheTtlMs: number },
+) {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
 
   app.post('/api/admin/api-keys', {
@@ -83,7 +85,7 @@ export default async function apiKeyRoutes(root: FastifyInstance, deps: AppDeps)
           { errors: [{ field: 'body/expiresAt', message: 'is not a readable date' }] },
         );
       }
-      const once = onceOf(request, hashRequest(JSON.stringify(body)), deps.sealKey);
+      const once = onceOf(request, hashRequest(JSON.stringify(body)));
       const input = {
         role: body.role,
         username: body.username,
@@ -91,7 +93,7 @@ export default async function apiKeyRoutes(root: FastifyInstance, deps: AppDeps)
         expiresAt,
         actor: actorOf(request),
       };
-      const result = await issueApiKey(deps.store, deps.keyHashSecret, deps.clock, input, once);
+      const result = await issueApiKey(keys, input, once);
       const created = result.body;
       if (result.replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(201).send({
@@ -140,12 +142,12 @@ export default async function apiKeyRoutes(root: FastifyInstance, deps: AppDeps)
     },
     handler: async (request) => {
       const limit = request.query.limit ?? 100;
-      const keys = await listKeys(deps.store, {
+      const page = await listKeys(keys, {
         includeRevoked: request.query.includeRevoked ?? false,
         limit,
         ...(request.query.cursor ? { after: request.query.cursor } : {}),
       });
-      return { data: keys, nextCursor: keys.length === limit ? (keys.at(-1)?.id ?? null) : null };
+      return { data: page, nextCursor: page.length === limit ? (page.at(-1)?.id ?? null) : null };
     },
   });
 
@@ -153,7 +155,7 @@ export default async function apiKeyRoutes(root: FastifyInstance, deps: AppDeps)
     config: { access: 'admin' },
     schema: {
       summary: 'Revoke an API key',
-      description: `Revokes a key at once on this process, and on every other process within ${deps.config.keyCacheTtlMs / 1000} s (KEY_CACHE_TTL). Revoking twice is harmless. The last admin key cannot be revoked while ADMIN_API_KEY is unset (409).`,
+      description: `Revokes a key at once on this process, and on every other process within ${keyCacheTtlMs / 1000} s (KEY_CACHE_TTL). Revoking twice is harmless. The last admin key cannot be revoked while ADMIN_API_KEY is unset (409).`,
       tags: ['keys'],
       params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
       response: {
@@ -166,15 +168,7 @@ export default async function apiKeyRoutes(root: FastifyInstance, deps: AppDeps)
     },
     handler: async (request) => {
       const { id } = request.params;
-      const undo = deps.authenticator.beginRevocation(id);
-      const { revokedAt } = await revokeKey(deps.store, deps.clock, id, {
-        actor: actorOf(request),
-        envAdminConfigured: deps.config.adminApiKey !== null,
-      }).catch((error: unknown) => {
-        undo();
-        throw error;
-      });
-      deps.authenticator.invalidate(id);
+      const { revokedAt } = await revokeKey(keys, id, actorOf(request));
       return { success: true as const, id, revokedAt: new Date(revokedAt).toISOString() };
     },
   });

@@ -13,7 +13,9 @@ import {
 import { createSnapshotCache } from '../../services/snapshot-cache.ts';
 import { webhooksHealth } from '../../services/webhooks-health.ts';
 import { readSpend, type SpendSummary } from '../../services/spend.ts';
-import type { AppDeps } from '../deps.ts';
+import type { AppDeps } from '../../app-deps.ts';
+
+export type HealthRouteDeps = Pick<AppDeps, 'store' | 'clock' | 'config' | 'tracker' | 'role' | 'version'>;
 
 const Check = Type.Object(
   { status: Type.Union([Type.Literal('pass'), Type.Literal('warn'), Type.Literal('fail')]) },
@@ -77,7 +79,7 @@ function trackerList(trackers: readonly TrackerProcess[], now: number) {
  * Counts and the list of trackers come from the store, so `perch api` reports them even though its
  * trackers run elsewhere.
  */
-function trackerCheck(deps: AppDeps, counts: TrackerCounts) {
+function trackerCheck(deps: HealthRouteDeps, counts: TrackerCounts) {
   const notes: string[] = [];
   const trackers = trackerList(counts.trackers, deps.clock.now());
   // A lost tracker matters while it may still hold leases: until they expire, its batches wait.
@@ -146,7 +148,7 @@ async function withTimeout(work: Promise<unknown>, ms: number): Promise<void> {
   }
 }
 
-export default async function healthRoutes(app: FastifyInstance, deps: AppDeps) {
+export default async function healthRoutes(app: FastifyInstance, deps: HealthRouteDeps) {
   const readWebhooks = webhooksHealth(deps.store, deps.clock);
   const counts = createSnapshotCache(
     (): Promise<TrackerCounts> => {

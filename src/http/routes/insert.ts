@@ -1,23 +1,16 @@
 // POST /api/admin/insert: register usernames to track, from CSV sent in any of four forms.
 import { createHash, type Hash } from 'node:crypto';
-import type { Readable } from 'node:stream';
-import multipart from '@fastify/multipart';
 import type { SwaggerTransform } from '@fastify/swagger';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { importTooLarge } from '../../domain/csv-import.ts';
+import type { FastifyInstance } from 'fastify';
 import { utf8Chunks } from '../../domain/csv-stream.ts';
+import type { TrackerView } from '../../domain/tracker-status.ts';
 import { parseLargeJsonOffThread } from '../json-off-thread.ts';
-import { PerchError } from '../../domain/errors.ts';
-import { commitImportOnce, planImport } from '../../services/import-accounts.ts';
-import { estimateForImport } from '../../services/spend.ts';
+import { importAccounts, type ImportDeps } from '../../services/import-accounts.ts';
 import { actorOf } from '../auth.ts';
-import type { AppDeps } from '../deps.ts';
+import { acceptCsvUploads, readCsvUpload } from '../csv-upload.ts';
 import { onceOf } from '../idempotency.ts';
 import { problems } from '../schemas.ts';
-import { decodeDataUrl } from '../data-url.ts';
-
-const CSV_TYPES = ['text/csv', 'text/plain', 'application/csv'];
 /** Long imports log their progress every this many rows. */
 const PROGRESS_EVERY = 100_000;
 
@@ -124,73 +117,19 @@ async function* hashing(source: AsyncIterable<Buffer | string>, hash: Hash): Asy
   }
 }
 
-/** The multipart parser's own errors (no boundary, cut-off body) are the client's: 400, not 500. */
-function malformedMultipart(error: unknown): unknown {
-  const code = (error as { code?: unknown }).code;
-  if (error instanceof PerchError || (typeof code === 'string' && code.startsWith('FST_'))) return error;
-  return new PerchError('bad_request', 'The multipart body is malformed.');
-}
-
-/** The multipart parser cuts a file at the size limit without an error; make the cut an error. */
-async function* refuseTruncated(
-  file: AsyncIterable<Buffer> & { truncated: boolean },
-  maxBytes: number,
-): AsyncIterable<Buffer> {
-  try {
-    for await (const chunk of file) yield chunk;
-  } catch (error) {
-    throw malformedMultipart(error);
-  }
-  if (file.truncated) throw importTooLarge(maxBytes);
-}
-
-async function csvSource(
-  request: FastifyRequest,
-  maxBytes: number,
-): Promise<{ source: string | AsyncIterable<Buffer | string>; form: string }> {
-  if (request.isMultipart()) {
-    const part = await request.file().catch((error: unknown) => {
-      throw malformedMultipart(error);
-    });
-    if (!part || part.fieldname !== 'file')
-      throw new PerchError('missing_file', 'Send the CSV as a multipart file part named "file".');
-    return { source: refuseTruncated(part.file, maxBytes), form: 'multipart' };
-  }
-  const body = request.body;
-  if (body !== null && typeof body === 'object' && 'file' in body && typeof body.file === 'string') {
-    if (body.file.startsWith('data:')) return { source: decodeDataUrl(body.file, maxBytes), form: 'data-url' };
-    return { source: body.file, form: 'json' };
-  }
-  if (body !== null && typeof body === 'object' && typeof (body as Readable).pipe === 'function')
-    return { source: body as Readable, form: 'text/csv' };
-  throw new PerchError(
-    'missing_file',
-    'Send {"file": "<CSV text>"} as JSON, the CSV itself as text/csv, or a multipart part named "file".',
-  );
-}
-
-export default async function insertRoutes(app: FastifyInstance, deps: AppDeps) {
-  const { config } = deps;
-  // multipart and raw CSV are accepted here only; every other route answers them with 415.
-  await app.register(multipart, { limits: { fileSize: config.maxImportBytes, files: 1, fields: 10, parts: 11 } });
-  // The JSON form past its body limit is the same refusal as an oversized file in any other form.
-  app.setErrorHandler((error) => {
-    throw (error as { code?: unknown }).code === 'FST_ERR_CTP_BODY_TOO_LARGE'
-      ? importTooLarge(config.maxImportBytes)
-      : error;
-  });
+export default async function insertRoutes(
+  app: FastifyInstance,
+  { imports, tracker }: { imports: ImportDeps; tracker: TrackerView | null },
+) {
+  const { maxImportBytes } = imports.config;
+  await acceptCsvUploads(app, maxImportBytes);
   // A million names as JSON are a 13 MB body: parsed on a thread, not on the event loop.
   parseLargeJsonOffThread(app);
-  app.addContentTypeParser(CSV_TYPES, (request, payload, done) => {
-    const declared = Number(request.headers['content-length'] ?? 0);
-    if (declared > config.maxImportBytes) return done(importTooLarge(config.maxImportBytes), undefined);
-    done(null, payload);
-  });
 
   app.post('/api/admin/insert', {
     config: { access: 'admin', swaggerTransform: describeUploads },
     // A data URL grows the file by a third, and JSON escaping a little more.
-    bodyLimit: Math.ceil(config.maxImportBytes * 1.4) + 65_536,
+    bodyLimit: Math.ceil(maxImportBytes * 1.4) + 65_536,
     schema: {
       summary: 'Register usernames to track',
       description: [
@@ -205,33 +144,35 @@ export default async function insertRoutes(app: FastifyInstance, deps: AppDeps) 
       response: { 200: Report, ...problems(400, 401, 403, 409, 413, 415, 422, 429) },
     },
     handler: async (request, reply) => {
-      const { source, form } = await csvSource(request, config.maxImportBytes);
+      const { source, form } = await readCsvUpload(request, {
+        maxBytes: maxImportBytes,
+        missing: 'Send {"file": "<CSV text>"} as JSON, the CSV itself as text/csv, or a multipart part named "file".',
+      });
       const hash = createHash('sha256').update(form).update('\0');
-      // Text from JSON is hashed (and read) in chunks too: a 13 MB string hashed at once held the
-      // event loop for tens of milliseconds on top of the JSON parse.
-      const plan = await planImport(hashing(typeof source === 'string' ? utf8Chunks(source) : source, hash), config);
       let logged = 0;
-      const onProgress = (written: number, total: number) => {
-        if (written - logged < PROGRESS_EVERY && written < total) return;
-        logged = written;
-        request.log.info({ written, total }, 'import progress');
-      };
-      const once = onceOf(request, hash.digest('hex'), deps.sealKey);
-      const result = await commitImportOnce(
-        deps.store,
-        plan,
-        { actor: actorOf(request), source: form, clock: deps.clock, onProgress },
-        once,
-      );
-      if (result.replayed) reply.header('idempotent-replayed', 'true');
+      const { report, added, estimate, replayed } = await importAccounts(imports, {
+        // Text from JSON is hashed (and read) in chunks too: a 13 MB string hashed at once held the
+        // event loop for tens of milliseconds on top of the JSON parse.
+        source: hashing(typeof source === 'string' ? utf8Chunks(source) : source, hash),
+        actor: actorOf(request),
+        via: form,
+        once: () => onceOf(request, hash.digest('hex')),
+        progress: {
+          written: (written, total) => {
+            if (written - logged < PROGRESS_EVERY && written < total) return;
+            logged = written;
+            request.log.info({ written, total }, 'import progress');
+          },
+        },
+      });
+      if (replayed) reply.header('idempotent-replayed', 'true');
       // New accounts are due at once: wake the tracker in this process (others poll).
-      if (result.body.inserted + result.body.reactivated > 0) deps.tracker?.notify();
+      if (added > 0) tracker?.notify();
       request.log.info(
-        { importId: result.body.importId, inserted: result.body.inserted, rejected: result.body.rejectedCount },
+        { importId: report.importId, inserted: report.inserted, rejected: report.rejectedCount },
         'import committed',
       );
-      const estimate = estimateForImport(config, plan.rows, result.body.inserted + result.body.reactivated);
-      return reply.code(200).send({ ...result.body, estimate });
+      return reply.code(200).send({ ...report, estimate });
     },
   });
 }

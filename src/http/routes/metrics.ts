@@ -5,13 +5,13 @@ import { timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PerchError } from '../../domain/errors.ts';
-import type { AppDeps } from '../deps.ts';
+import type { Registry } from 'prom-client';
 import { sendProblem } from '../errors.ts';
 
-export interface MetricsRouteOptions {
-  deps: AppDeps;
-  /** True on the METRICS_PORT listener; the API's own app leaves the route out then. */
-  standalone?: boolean;
+export interface MetricsRouteDeps {
+  registry: Registry;
+  /** METRICS_KEY: then `Authorization: Bearer KEY` is required. */
+  metricsKey: string | null;
 }
 
 function presentsKey(request: FastifyRequest, key: string): boolean {
@@ -21,10 +21,8 @@ function presentsKey(request: FastifyRequest, key: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export default async function metricsRoutes(app: FastifyInstance, options: AppDeps | MetricsRouteOptions) {
-  const { deps, standalone = false } = 'deps' in options ? options : { deps: options };
-  if (deps.config.metricsPort !== null && !standalone) return;
-  const key = deps.config.metricsKey;
+/** Registered beside the API, or alone on the METRICS_PORT listener (metrics-server.ts). */
+export default async function metricsRoutes(app: FastifyInstance, { registry, metricsKey: key }: MetricsRouteDeps) {
   app.get('/metrics', {
     config: { access: 'public', rateLimit: false },
     schema: {
@@ -50,7 +48,7 @@ export default async function metricsRoutes(app: FastifyInstance, options: AppDe
           { 'www-authenticate': 'Bearer realm="perch-metrics"' },
         );
       }
-      return reply.type(deps.metrics.contentType).send(await deps.metrics.metrics());
+      return reply.type(registry.contentType).send(await registry.metrics());
     },
   });
 }

@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { PerchError } from '../../domain/errors.ts';
 import { daysBetween, utcDay } from '../../domain/spend.ts';
 import { rateCard, usageCsv, usageHistory } from '../../services/spend.ts';
-import type { AppDeps } from '../deps.ts';
+import type { AppDeps } from '../../app-deps.ts';
 import { PlatformSchema, literals, problems } from '../schemas.ts';
 
 const DAY_MS = 86_400_000;
@@ -23,7 +23,7 @@ const UsageDay = Type.Object({
   usd: Type.Number({ description: 'What they cost at the rate card (0 on Bluesky).' }),
 });
 
-export default async function usageRoutes(root: FastifyInstance, deps: AppDeps) {
+export default async function usageRoutes(root: FastifyInstance, deps: Pick<AppDeps, 'store' | 'clock' | 'config'>) {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/api/admin/usage', {
     config: { access: 'admin' },

@@ -16,20 +16,12 @@ import {
   type WebhookDeps,
 } from '../../services/webhooks.ts';
 import { actorOf } from '../auth.ts';
-import type { AppDeps } from '../deps.ts';
 import { nullable, problems } from '../schemas.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 import { Types, Tags, Url, Description, Id, example, WebhookView, secretExample, Attempt } from '../webhook-schemas.ts';
 
-export default async function webhookRoutes(root: FastifyInstance, deps: AppDeps) {
+export default async function webhookRoutes(root: FastifyInstance, { webhooks: service }: { webhooks: WebhookDeps }) {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
-  const service: WebhookDeps = {
-    store: deps.store,
-    clock: deps.clock,
-    keyHashSecret: deps.keyHashSecret,
-    allowPrivate: deps.config.webhookAllowPrivate,
-    notify: () => deps.deliverer?.notify(),
-  };
 
   app.post('/api/admin/webhooks', {
     config: { access: 'admin' },
@@ -83,7 +75,7 @@ export default async function webhookRoutes(root: FastifyInstance, deps: AppDeps
       params: Id,
       response: { 200: WebhookView, ...problems(401, 403, 404, 429) },
     },
-    handler: async (request) => toView(await getWebhook(service, request.params.id), deps.clock.now()),
+    handler: async (request) => toView(await getWebhook(service, request.params.id), service.clock.now()),
   });
 
   app.patch('/api/admin/webhooks/:id', {

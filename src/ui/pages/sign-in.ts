@@ -1,12 +1,14 @@
 // Sign-in and sign-out: an API key exchanged for a session cookie. The key is posted once in a
 // form and never kept by the browser (autocomplete off, no storage, no cookie holding it).
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { PerchError } from '../../domain/errors.ts';
-import type { AppDeps } from '../../http/deps.ts';
 import { clientKey } from '../../limits/client-address.ts';
-import { signIn, signOut } from '../../services/ui-sessions.ts';
+import { signIn, signOut, type SessionDeps } from '../../services/ui-sessions.ts';
+import { FormBody, Query, Text } from '../forms.ts';
 import { html } from '../html.ts';
-import { layout, notice } from '../layout.ts';
+import { layout, notice, sendPage } from '../layout.ts';
 import { clearSessionCookie, setSessionCookie } from '../session.ts';
 
 const REFUSED = {
@@ -17,8 +19,8 @@ const REFUSED = {
 
 /** Only a plain path of the dashboard itself may be the place to go back to after signing in. */
 const NEXT = /^\/ui\/(?![/\\])[\w\-./?=&%~+,:@]*$/;
-function safeNext(next: unknown): string {
-  return typeof next === 'string' && next.length <= 1_000 && NEXT.test(next) ? next : '/ui/';
+function safeNext(next: string | undefined): string {
+  return next !== undefined && next.length <= 1_000 && NEXT.test(next) ? next : '/ui/';
 }
 
 function signInPage(error: string | null, next: string) {
@@ -39,43 +41,42 @@ ${notice('error', error)}
   });
 }
 
-export function registerSignIn(app: FastifyInstance, deps: AppDeps): void {
-  const sessionDeps = {
-    store: deps.store,
-    clock: deps.clock,
-    authenticator: deps.authenticator,
-    ttlMs: deps.config.uiSessionTtlMs,
-  };
+const NextQuery = Query({ next: Type.Optional(Text(2_000)) });
+const SignInBody = FormBody({ apiKey: Type.Optional(Text(1_000)), next: Type.Optional(Text(2_000)) });
 
-  app.get('/ui/sign-in', { config: { access: 'public', ui: 'public' } }, async (request, reply) => {
-    const next = safeNext((request.query as Record<string, unknown>).next);
+export function registerSignIn(root: FastifyInstance, sessions: SessionDeps): void {
+  const app = root.withTypeProvider<TypeBoxTypeProvider>();
+  const route = { config: { access: 'public', ui: 'public' } } as const;
+
+  app.get('/ui/sign-in', { ...route, schema: { querystring: NextQuery } }, async (request, reply) => {
+    const next = safeNext(request.query.next);
     if (request.uiSession) return reply.redirect(next, 303);
-    return reply.type('text/html; charset=utf-8').send(signInPage(null, next).text);
+    return sendPage(reply, signInPage(null, next));
   });
 
-  app.post('/ui/sign-in', { config: { access: 'public', ui: 'public' } }, async (request, reply) => {
-    const body = (request.body ?? {}) as Record<string, unknown>;
-    const next = safeNext(body.next);
-    const now = deps.clock.now();
-    const key = typeof body.apiKey === 'string' ? body.apiKey : '';
-    const result = key === '' ? ({ ok: false, reason: 'invalid' } as const) : await signIn(sessionDeps, key);
+  app.post('/ui/sign-in', { ...route, schema: { body: SignInBody } }, async (request, reply) => {
+    const next = safeNext(request.body.next);
+    // A bad key through the form counts like one through the API (services/authenticate.ts).
+    const result = await signIn(sessions, request.body.apiKey ?? '', clientKey(request.ip));
     if (!result.ok) {
-      // A bad key through the form counts like one through the API (limits/failure-throttle.ts).
-      const wait = await deps.throttle.recordFailure(clientKey(request.ip), now);
-      if (wait > 0)
+      if (result.retryAfter > 0)
         throw new PerchError(
           'too_many_auth_failures',
-          `Too many failed sign-ins from this address; retry in ${wait} s.`,
+          `Too many failed sign-ins from this address; retry in ${result.retryAfter} s.`,
         );
-      return reply.code(401).type('text/html; charset=utf-8').send(signInPage(REFUSED[result.reason], next).text);
+      return sendPage(reply, signInPage(REFUSED[result.reason], next), 401);
     }
-    setSessionCookie(request, reply, result.token, result.session.expiresAt - now);
+    setSessionCookie(request, reply, result.token, result.session.expiresAt - sessions.clock.now());
     return reply.redirect(next, 303);
   });
 
-  app.post('/ui/sign-out', { config: { access: 'public', ui: 'app' } }, async (request, reply) => {
-    if (request.uiToken) await signOut(deps.store, request.uiToken);
-    clearSessionCookie(request, reply);
-    return reply.redirect('/ui/sign-in', 303);
-  });
+  app.post(
+    '/ui/sign-out',
+    { config: { access: 'public', ui: 'app' }, schema: { body: FormBody({}) } },
+    async (request, reply) => {
+      if (request.uiToken) await signOut(sessions, request.uiToken);
+      clearSessionCookie(request, reply);
+      return reply.redirect('/ui/sign-in', 303);
+    },
+  );
 }

@@ -1,0 +1,62 @@
+// The use cases a `perch` command runs without a server (keys, imports, webhooks), with their
+// collaborators: the composer of a server builds the same ones (compose.ts), a command opens its
+// store here, so `cli/` reaches the store through services/ like the API and the dashboard.
+import type { Clock } from '../clock.ts';
+import { systemClock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import { deriveKey } from '../domain/sealed-box.ts';
+import { resolveKeyHashSecret } from '../storage/key-secret.ts';
+import { openStore, type Store } from '../storage/store.ts';
+import type { KeyAuthenticator, KeyDeps } from './api-keys.ts';
+import type { ImportDeps } from './import-accounts.ts';
+import type { WebhookDeps } from './webhooks.ts';
+
+export interface CommandServices {
+  keys: KeyDeps;
+  imports: ImportDeps;
+  webhooks: WebhookDeps;
+}
+
+/**
+ * The command use cases on `store`. `authenticator` is the process's key checks (a server's), told
+ * of a revocation at once; `notifyDeliverer` wakes the process's webhook deliverer, if it runs one.
+ */
+export function commandServices(
+  config: Config,
+  store: Store,
+  clock: Clock,
+  secret: string,
+  authenticator: KeyAuthenticator | null,
+  notifyDeliverer: () => void = () => {},
+): CommandServices {
+  const sealKey = deriveKey(secret, 'idempotent-responses');
+  const envAdminConfigured = config.adminApiKey !== null;
+  return {
+    keys: { store, clock, secret, sealKey, envAdminConfigured, authenticator },
+    imports: { store, clock, config, sealKey },
+    webhooks: {
+      store,
+      clock,
+      keyHashSecret: secret,
+      allowPrivate: config.webhookAllowPrivate,
+      notify: notifyDeliverer,
+    },
+  };
+}
+
+/**
+ * A command's use cases on the configured store (migrated first, as a server would), under the
+ * same key secret as the server, so keys made here work there; `close` closes the store.
+ */
+export async function openCommandServices(
+  config: Config,
+): Promise<{ services: CommandServices; close(): Promise<void> }> {
+  const store = await openStore(config.databaseUrl, { poolSize: 2 });
+  try {
+    const secret = resolveKeyHashSecret(config.keyHashSecret, config.dataDir);
+    return { services: commandServices(config, store, systemClock, secret, null), close: () => store.close() };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
