@@ -29,18 +29,36 @@ function daily(series: Series): { date: string; value: number }[] {
   return [...byDay].map(([date, value]) => ({ date, value }));
 }
 
+const dayRow = (row: { date: string; value: number }) => html`<tr>
+  <td>${row.date}</td>
+  <td class="n">${num(row.value)}</td>
+</tr>`;
+
+const dailyTable = (s: Series) => html`<table>
+<caption>${s.label}: the last value of each day (UTC)</caption>
+<thead>
+<tr>
+  <th scope="col">Day</th>
+  <th scope="col" class="n">Followers</th>
+</tr>
+</thead>
+<tbody>
+${daily(s).map(dayRow)}
+</tbody>
+</table>`;
+
 export function timeChart(chart: TimeChart): Html {
   const points = chart.series.reduce((sum, s) => sum + s.times.length, 0);
-  const tables = chart.series.map(
-    (s) => html`<table><caption>${s.label}: the last value of each day (UTC)</caption>
-<thead><tr><th scope="col">Day</th><th scope="col" class="n">Followers</th></tr></thead>
-<tbody>${daily(s).map((row) => html`<tr><td>${row.date}</td><td class="n">${num(row.value)}</td></tr>`)}</tbody></table>`,
-  );
   return html`<figure class="chart">
 <div id="${chart.id}" class="chart-area" role="img" aria-label="${chart.label}" data-chart="${chart.id}-data" data-mode="${chart.mode}" data-points="0"></div>
 <figcaption>${chart.label}</figcaption>
 ${jsonData(`${chart.id}-data`, { series: chart.series, total: points })}
-<details class="alt"><summary>The numbers as a table</summary><div class="table-wrap">${tables}</div></details>
+<details class="alt">
+<summary>The numbers as a table</summary>
+<div class="table-wrap">
+${chart.series.map(dailyTable)}
+</div>
+</details>
 </figure>`;
 }
 
@@ -48,12 +66,33 @@ ${jsonData(`${chart.id}-data`, { series: chart.series, total: points })}
 export function barChart(id: string, label: string, labels: string[], values: number[]): Html {
   const max = Math.max(1, ...values);
   const width = 24 * Math.max(1, labels.length);
+  const bar = (
+    v: number,
+    i: number,
+  ) => html`<rect x="${i * 24 + 3}" y="${100 - (v / max) * 96}" width="18" height="${(v / max) * 96}">
+  <title>${labels[i]}: ${v}</title>
+</rect>`;
   return html`<figure class="bars">
 <svg id="${id}" role="img" aria-label="${label}" viewBox="0 0 ${width} 100" preserveAspectRatio="none" class="bar-svg">
-${values.map((v, i) => html`<rect x="${i * 24 + 3}" y="${100 - (v / max) * 96}" width="18" height="${(v / max) * 96}"><title>${labels[i]}: ${v}</title></rect>`)}
+${values.map(bar)}
 </svg>
 <figcaption>${label}</figcaption>
-<details class="alt"><summary>As a table</summary><div class="table-wrap"><table><thead><tr>${labels.map((l) => html`<th scope="col">${l}</th>`)}</tr></thead>
-<tbody><tr>${values.map((v) => html`<td class="n">${v}</td>`)}</tr></tbody></table></div></details>
+<details class="alt">
+<summary>As a table</summary>
+<div class="table-wrap">
+<table>
+<thead>
+<tr>
+  ${labels.map((l) => html`<th scope="col">${l}</th>`)}
+</tr>
+</thead>
+<tbody>
+<tr>
+  ${values.map((v) => html`<td class="n">${v}</td>`)}
+</tr>
+</tbody>
+</table>
+</div>
+</details>
 </figure>`;
 }

@@ -18,6 +18,7 @@ import { registerKeysPage } from './pages/keys.ts';
 import { registerOverview } from './pages/overview.ts';
 import { registerEventsPage } from './pages/events.ts';
 import { registerSignIn } from './pages/sign-in.ts';
+import { registerWebhookPage } from './pages/webhook-deliveries.ts';
 import { registerWebhooksPage } from './pages/webhooks.ts';
 import { registerSessions } from './session.ts';
 
@@ -112,5 +113,6 @@ export default async function uiRoutes(app: FastifyInstance, deps: DashboardDeps
   await app.register(registerImportPage, { imports: services.imports, tracker });
   registerKeysPage(app, services.keys);
   registerWebhooksPage(app, services.webhooks);
+  registerWebhookPage(app, services.webhooks);
   registerEventsPage(app, store);
 }

@@ -8,17 +8,13 @@ import { EVENT_TYPES } from '../../domain/events.ts';
 import {
   changeWebhook,
   createWebhook,
-  deliveriesOf,
-  getWebhook,
   listWebhookViews,
   sendTestEvent,
-  toView,
   type WebhookDeps,
   type WebhookView,
 } from '../../services/webhooks.ts';
 import type { UiSession } from '../../services/ui-sessions.ts';
 import { DoneQuery, FormBody, IdParams, Text } from '../forms.ts';
-import { when } from '../format.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, layout, notice, sendPage } from '../layout.ts';
 import { sessionOf } from '../session.ts';
@@ -167,48 +163,4 @@ export function registerWebhooksPage(root: FastifyInstance, webhooks: WebhookDep
       return reply.redirect(`/ui/webhooks?done=${change}d`, 303);
     });
   }
-
-  app.get('/ui/webhooks/:id', { ...route, schema: { params: IdParams } }, async (request, reply) => {
-    const { id } = request.params;
-    const hook = toView(await getWebhook(webhooks, id), webhooks.clock.now());
-    const attempts = await deliveriesOf(webhooks, id, { limit: 50 });
-    const body = html`<p class="crumbs"><a href="/ui/webhooks">Webhooks</a></p>
-<h1>${hook.url}</h1>
-<p>${hook.enabled ? 'Enabled' : 'Disabled'}; events: ${hook.events.join(', ')}.</p>
-<section>
-<h2>Deliveries</h2>
-${deliveriesTable(attempts)}
-</section>`;
-    return sendPage(reply, layout({ title: 'Webhook', session: sessionOf(request), section: 'webhooks', body }));
-  });
-}
-
-type Attempt = Awaited<ReturnType<typeof deliveriesOf>>[number];
-
-const attemptRow = (a: Attempt) => html`<tr>
-  <td>${when(new Date(a.at).toISOString())}</td>
-  <td><code>${a.eventType}</code></td>
-  <td class="n">${a.attempt}</td>
-  <td>${a.statusCode ?? a.error ?? '—'}</td>
-  <td class="n">${a.durationMs} ms</td>
-</tr>`;
-
-function deliveriesTable(attempts: Attempt[]): Html {
-  if (attempts.length === 0) return html`<p class="hint">No deliveries yet. Send a test from the list to see one.</p>`;
-  return html`<div class="table-wrap">
-<table id="deliveries">
-<thead>
-<tr>
-  <th scope="col">When</th>
-  <th scope="col">Event</th>
-  <th scope="col" class="n">Try</th>
-  <th scope="col">Answer</th>
-  <th scope="col" class="n">Took</th>
-</tr>
-</thead>
-<tbody>
-${attempts.map(attemptRow)}
-</tbody>
-</table>
-</div>`;
 }
