@@ -74,6 +74,10 @@ export default tseslint.config(
               group: ['**/tracker/*', '**/tracker/**'],
               message: 'http/, ui/ and cli/ see the tracker through domain/tracker-status.ts only.',
             },
+            {
+              group: ['**/app-deps.ts', '**/compose.ts', '**/app.ts', '**/serve.ts', '**/main.ts'],
+              message: 'the composer hands http/, ui/ and cli/ what they use; they never import it.',
+            },
           ],
         },
       ],

@@ -1,14 +1,13 @@
 // What the composer (compose.ts) hands the app: the services it built once, and the parts of the
-// process the routes look at. app.ts and ui/routes.ts give each route file only what it uses.
+// process the routes look at. app.ts and ui/routes.ts give each route file only what it uses, so
+// no route file imports this one.
 import type { Registry } from 'prom-client';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { TrackerView } from './domain/tracker-status.ts';
-import type { ServiceDeps, Store } from './services/context.ts';
+import type { Store } from './services/context.ts';
 import type { KeyAuthenticator } from './services/api-keys.ts';
-import type { AuthDeps } from './services/authenticate.ts';
-import type { CommandServices } from './services/command-services.ts';
-import type { SessionDeps } from './services/ui-sessions.ts';
+import type { Services } from './services/services.ts';
 import type { DelivererStatus } from './webhooks/deliverer.ts';
 
 /** What a process runs: both (`perch serve`), the API only, or the tracker and deliveries only. */
@@ -18,16 +17,6 @@ export type Role = 'serve' | 'api' | 'worker';
 export interface DelivererView {
   notify(): void;
   status(): DelivererStatus;
-}
-
-/** Every group of use cases, each with its collaborators, built once per process (the commands' and the server's own). */
-export interface Services extends CommandServices {
-  /** Account reads, admin changes, history and posts. */
-  accounts: ServiceDeps;
-  /** Checking a presented key and counting a refusal. */
-  auth: AuthDeps;
-  /** The dashboard's sign-ins. */
-  sessions: SessionDeps;
 }
 
 export interface AppDeps {

@@ -1,6 +1,6 @@
 // What a store-backed sub-command needs: the configuration and the use cases on the open store.
 import type { Config } from '../config.ts';
-import { openCommandServices, type CommandServices } from '../services/command-services.ts';
+import { openCommandServices, type CommandServices } from '../services/services.ts';
 import { loadConfig } from './load-config.ts';
 
 export interface CommandContext {

@@ -4,7 +4,11 @@ import zlib from 'node:zlib';
 import compress from '@fastify/compress';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PerchError } from '../domain/errors.ts';
-import type { AppDeps } from '../app-deps.ts';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import type { TrackerView } from '../domain/tracker-status.ts';
+import type { Store } from '../services/context.ts';
+import type { Services } from '../services/services.ts';
 import { problemOf, toPerchError } from '../http/errors.ts';
 import { registerAssets } from './assets.ts';
 import { html } from './html.ts';
@@ -29,7 +33,13 @@ function contentSecurityPolicy(remoteImages: boolean): string {
 }
 
 /** What the dashboard is given; each page gets the part it uses. */
-export type DashboardDeps = Pick<AppDeps, 'config' | 'services' | 'store' | 'clock' | 'tracker'>;
+export interface DashboardDeps {
+  config: Config;
+  services: Services;
+  store: Store;
+  clock: Clock;
+  tracker: TrackerView | null;
+}
 
 /** Scripts ask for JSON; a browser navigating gets a page. */
 const wantsJson = (request: FastifyRequest): boolean => (request.headers.accept ?? '').includes('application/json');

@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { currentEventPosition, readEvents } from '../../services/events.ts';
-import type { AppDeps } from '../../app-deps.ts';
+import type { Store } from '../../services/context.ts';
 import { problems } from '../schemas.ts';
 import { eventCursor, eventFilters, EventFilters, readEventCursor } from './events.ts';
 
@@ -15,7 +15,7 @@ const POLL_MS = 1_000;
 const KEEPALIVE_MS = 15_000;
 const PAGE = 200;
 
-export default async function eventStreamRoutes(root: FastifyInstance, deps: Pick<AppDeps, 'store'>) {
+export default async function eventStreamRoutes(root: FastifyInstance, deps: { store: Store }) {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const open = new Set<AbortController>();
   // Streams never end by themselves: close them when the server closes, or it would wait for them.

@@ -6,7 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { PerchError } from '../../domain/errors.ts';
 import { EVENT_TYPES } from '../../domain/events.ts';
 import { readEvents } from '../../services/events.ts';
-import type { AppDeps } from '../../app-deps.ts';
+import type { Store } from '../../services/context.ts';
 import { EVENT_DATA_SCHEMAS, EventSchema } from '../event-schemas.ts';
 import { nullable, PlatformSchema, problems } from '../schemas.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
@@ -44,7 +44,7 @@ export function eventFilters(query: { type?: string; platform?: string; username
   };
 }
 
-export default async function eventRoutes(root: FastifyInstance, deps: Pick<AppDeps, 'store'>) {
+export default async function eventRoutes(root: FastifyInstance, deps: { store: Store }) {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   app.addSchema(EventSchema);
   for (const schema of EVENT_DATA_SCHEMAS) app.addSchema(schema);

@@ -13,9 +13,20 @@ import {
 import { createSnapshotCache } from '../../services/snapshot-cache.ts';
 import { webhooksHealth } from '../../services/webhooks-health.ts';
 import { readSpend, type SpendSummary } from '../../services/spend.ts';
-import type { AppDeps } from '../../app-deps.ts';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { TrackerView } from '../../domain/tracker-status.ts';
+import type { Store } from '../../services/context.ts';
 
-export type HealthRouteDeps = Pick<AppDeps, 'store' | 'clock' | 'config' | 'tracker' | 'role' | 'version'>;
+export interface HealthRouteDeps {
+  store: Store;
+  clock: Clock;
+  config: Config;
+  tracker: TrackerView | null;
+  /** What this process runs: serve, api or worker. */
+  role: string;
+  version: string;
+}
 
 const Check = Type.Object(
   { status: Type.Union([Type.Literal('pass'), Type.Literal('warn'), Type.Literal('fail')]) },

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { listAuditLog } from '../../services/audit.ts';
 import { listImportPage } from '../../services/import-accounts.ts';
-import type { AppDeps } from '../../app-deps.ts';
+import type { Store } from '../../services/context.ts';
 import { problems } from '../schemas.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 
@@ -37,7 +37,7 @@ const importExample = {
   durationMs: 12,
 };
 
-export default async function importRoutes(root: FastifyInstance, deps: Pick<AppDeps, 'store'>) {
+export default async function importRoutes(root: FastifyInstance, deps: { store: Store }) {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get('/api/admin/imports', {

@@ -5,7 +5,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { PerchError } from '../../domain/errors.ts';
 import { daysBetween, utcDay } from '../../domain/spend.ts';
 import { rateCard, usageCsv, usageHistory } from '../../services/spend.ts';
-import type { AppDeps } from '../../app-deps.ts';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { Store } from '../../services/context.ts';
 import { PlatformSchema, literals, problems } from '../schemas.ts';
 
 const DAY_MS = 86_400_000;
@@ -23,7 +25,7 @@ const UsageDay = Type.Object({
   usd: Type.Number({ description: 'What they cost at the rate card (0 on Bluesky).' }),
 });
 
-export default async function usageRoutes(root: FastifyInstance, deps: Pick<AppDeps, 'store' | 'clock' | 'config'>) {
+export default async function usageRoutes(root: FastifyInstance, deps: { store: Store; clock: Clock; config: Config }) {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/api/admin/usage', {
     config: { access: 'admin' },

@@ -2,7 +2,9 @@
 // daily read budget, last tick), X's spend and budgets, the latest events (following the log like the Events page), and
 // where to start when nothing is tracked yet.
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../../app-deps.ts';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { Store } from '../../services/context.ts';
 import { ACCOUNT_STATUSES } from '../../domain/account.ts';
 import { PLATFORMS } from '../../domain/platforms.ts';
 import type { PlatformLaneStatus, TrackerView } from '../../domain/tracker-status.ts';
@@ -113,7 +115,7 @@ function emptySection(session: UiSession): Html {
 
 export function registerOverview(
   app: FastifyInstance,
-  { store, clock, config, tracker }: Pick<AppDeps, 'store' | 'clock' | 'config' | 'tracker'>,
+  { store, clock, config, tracker }: { store: Store; clock: Clock; config: Config; tracker: TrackerView | null },
 ): void {
   // Stale while revalidating: past its age the last counts are shown while new ones are read in
   // the background, so only the first Overview after a start waits for the grouped count.

@@ -1,6 +1,7 @@
-// The use cases a `perch` command runs without a server (keys, imports, webhooks), with their
-// collaborators: the composer of a server builds the same ones (compose.ts), a command opens its
-// store here, so `cli/` reaches the store through services/ like the API and the dashboard.
+// The use cases grouped with their collaborators, as a process builds them once: the ones a
+// `perch` command runs without a server (keys, imports, webhooks; a command opens its store here,
+// so `cli/` reaches the store through services/ like the API and the dashboard), and a server's,
+// which adds account reads, key checks and dashboard sessions (compose.ts builds those).
 import type { Clock } from '../clock.ts';
 import { systemClock } from '../clock.ts';
 import type { Config } from '../config.ts';
@@ -8,13 +9,27 @@ import { deriveKey } from '../domain/sealed-box.ts';
 import { resolveKeyHashSecret } from '../storage/key-secret.ts';
 import { openStore, type Store } from '../storage/store.ts';
 import type { KeyAuthenticator, KeyDeps } from './api-keys.ts';
+import type { AuthDeps } from './authenticate.ts';
+import type { ServiceDeps } from './context.ts';
 import type { ImportDeps } from './import-accounts.ts';
+import type { SessionDeps } from './ui-sessions.ts';
 import type { WebhookDeps } from './webhooks.ts';
 
+/** What a `perch` command runs. */
 export interface CommandServices {
   keys: KeyDeps;
   imports: ImportDeps;
   webhooks: WebhookDeps;
+}
+
+/** Every group of use cases a server runs, each with its collaborators. */
+export interface Services extends CommandServices {
+  /** Account reads, admin changes, history and posts. */
+  accounts: ServiceDeps;
+  /** Checking a presented key and counting a refusal. */
+  auth: AuthDeps;
+  /** The dashboard's sign-ins. */
+  sessions: SessionDeps;
 }
 
 /**
