@@ -53,6 +53,7 @@ export async function composeApp(
   const store = await openStore(config.databaseUrl, {
     poolSize: config.databasePoolSize,
     busyTimeoutMs: SERVER_BUSY_TIMEOUT_MS,
+    preparedStatements: config.preparedStatements,
     onConnectionError: (error) =>
       options.logger.warn({ err: error }, 'store connection lost; it is replaced on the next use'),
   });

@@ -74,6 +74,8 @@ export interface Config {
   readonly uiSessionTtlMs: number;
   /** Whether the dashboard loads profile images from the platforms (off: nothing remote is loaded). */
   readonly uiRemoteImages: boolean;
+  /** PostgreSQL keeps the hottest statements prepared per connection; off behind a transaction-mode pooler. */
+  readonly preparedStatements: boolean;
 }
 
 /** Tables pruned by age (services/retention.ts); the setting is `<NAME>_RETENTION` (events: `EVENT_RETENTION`). */

@@ -240,6 +240,7 @@ export function createConfig(env: Env, overrides: Partial<Config> = {}, baseDir 
     webhookConcurrency: integer('WEBHOOK_CONCURRENCY', 16, 1, 1_000),
     uiSessionTtlMs: duration('UI_SESSION_TTL', '12h', 60_000),
     uiRemoteImages: flag('UI_REMOTE_IMAGES', false),
+    preparedStatements: flag('PREPARED_STATEMENTS', true),
     ...overrides,
   };
   if (config.keyHashSecret === null && config.databaseUrl.startsWith('postgres')) {

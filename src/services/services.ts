@@ -66,7 +66,7 @@ export function commandServices(
 export async function openCommandServices(
   config: Config,
 ): Promise<{ services: CommandServices; close(): Promise<void> }> {
-  const store = await openStore(config.databaseUrl, { poolSize: 2 });
+  const store = await openStore(config.databaseUrl, { poolSize: 2, preparedStatements: config.preparedStatements });
   try {
     const secret = resolveKeyHashSecret(config.keyHashSecret, config.dataDir);
     return { services: commandServices(config, store, systemClock, secret, null), close: () => store.close() };

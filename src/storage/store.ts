@@ -32,6 +32,11 @@ export interface StoreOptions {
    * meanwhile. Servers pass a short one (SERVER_BUSY_TIMEOUT_MS); commands keep the default.
    */
   busyTimeoutMs?: number;
+  /**
+   * PostgreSQL: keep the hottest statements prepared on each connection (named statements). Off
+   * behind a pooler in transaction mode, which hands each transaction another server connection.
+   */
+  preparedStatements?: boolean;
 }
 
 /** A server's wait for another process's SQLite write lock; past it the request gets 503. */
@@ -60,7 +65,12 @@ export async function openStore(databaseUrl: string, options: StoreOptions = {})
       import('./dialects/postgres.ts'),
       import('./dialects/postgres-notify.ts'),
     ]);
-    const { db } = openPostgres(databaseUrl, options.poolSize ?? 10, options.onConnectionError);
+    const { db } = openPostgres(
+      databaseUrl,
+      options.poolSize ?? 10,
+      options.onConnectionError,
+      options.preparedStatements !== false,
+    );
     const listenForDue = async (onDue: () => void, onError: (error: unknown) => void) => {
       const channel = await postgresCapabilities.dueNotifications!.channel(db);
       return listenOnChannel(databaseUrl, channel, onDue, onError);

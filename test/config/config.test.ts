@@ -33,6 +33,9 @@ describe('configuration', () => {
     assert.equal(config.trackIntervalMs, 3_600_000);
     assert.equal(config.maxImportBytes, 50 * 1_048_576);
     assert.equal(config.maxImportRows, 1_000_000);
+    assert.equal(config.preparedStatements, true);
+    assert.equal(createConfig({ PREPARED_STATEMENTS: 'off' }).preparedStatements, false);
+    assert.throws(() => createConfig({ PREPARED_STATEMENTS: 'sometimes' }), /PREPARED_STATEMENTS must be on or off/);
     assert.ok(Object.isFrozen(config));
   });
 

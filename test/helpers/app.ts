@@ -7,7 +7,7 @@ import type { AppDeps } from '../../src/app-deps.ts';
 import { createLogger } from '../../src/logger.ts';
 import { composeApp } from '../../src/compose.ts';
 import type { Tracker } from '../../src/tracker/tracker.ts';
-import { freshStoreUrl } from './store-url.ts';
+import { freshStoreUrl, storeEnv } from './store-url.ts';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789abcdefghijklmnop';
 
@@ -49,6 +49,7 @@ export async function build(
       KEY_HASH_SECRET: 'test-secret-0123456789abcdefghijklmnopqrstuvwxyz',
       DATABASE_URL: store.url,
       LOG_LEVEL: 'info',
+      ...storeEnv,
       ...env,
     },
     overrides,

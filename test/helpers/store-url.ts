@@ -6,10 +6,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import pg from 'pg';
-import { openStore, type Store } from '../../src/storage/store.ts';
+import { createConfig } from '../../src/config.ts';
+import { openStore, type Store, type StoreOptions } from '../../src/storage/store.ts';
 
 export const POSTGRES_URL = process.env.TEST_DATABASE_URL ?? null;
 export const dialectName = POSTGRES_URL ? 'postgres' : 'sqlite';
+
+/**
+ * The store settings of the environment the tests run in, for the configurations they build: CI
+ * runs part of the PostgreSQL suite again with PREPARED_STATEMENTS=off (as behind PgBouncer).
+ */
+export const storeEnv: Record<string, string> =
+  process.env.PREPARED_STATEMENTS === undefined ? {} : { PREPARED_STATEMENTS: process.env.PREPARED_STATEMENTS };
+/** The same, for stores the tests open themselves. */
+export const testStoreOptions: StoreOptions = { preparedStatements: createConfig(storeEnv).preparedStatements };
 
 export interface TestStoreUrl {
   url: string;
@@ -53,8 +63,8 @@ export async function freshStoreUrl(): Promise<TestStoreUrl> {
  */
 export async function freshStores(t: TestContext, count = 1): Promise<Store[]> {
   const location = await freshStoreUrl();
-  const stores = [await openStore(location.url)];
-  for (let i = 1; i < count; i++) stores.push(await openStore(location.url, { migrate: false }));
+  const stores = [await openStore(location.url, testStoreOptions)];
+  for (let i = 1; i < count; i++) stores.push(await openStore(location.url, { ...testStoreOptions, migrate: false }));
   t.after(async () => {
     await Promise.all(stores.map((store) => store.close()));
     await location.drop();

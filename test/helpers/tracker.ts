@@ -16,7 +16,7 @@ import { Tracker, type TrackerOptions } from '../../src/tracker/tracker.ts';
 import type { SleepingClock } from '../../src/clock.ts';
 import { startFakeBluesky, type FakeBluesky } from '../../src/simulators/bluesky-server.ts';
 import { startFakeX, type FakeX, type FakeXOptions } from '../../src/simulators/x-server.ts';
-import { freshStoreUrl } from './store-url.ts';
+import { freshStoreUrl, storeEnv } from './store-url.ts';
 
 export const X_TOKEN = 'test-x-token';
 
@@ -61,11 +61,12 @@ export async function trackerWorld(
     KEY_HASH_SECRET: 'test-secret-0123456789abcdefghijklmnopqrstuvwxyz',
     TRACK_INTERVAL: '1h',
     TRACK_LEASE: '1d',
+    ...storeEnv,
     ...options.env,
   });
   // The lease is long here because virtual time jumps while a batch's real work (a PostgreSQL
   // round trip) is still running; lease expiry has its own test with real processes.
-  const store = await openStore(config.databaseUrl);
+  const store = await openStore(config.databaseUrl, { preparedStatements: config.preparedStatements });
   const trackers: Tracker[] = [];
   t.after(async () => {
     await Promise.all(trackers.map((tracker) => tracker.stop(0)));

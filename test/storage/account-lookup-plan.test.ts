@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { selectAccountByName, selectAccountsByName } from '../../src/storage/accounts-repo.ts';
 import { selectAccountsByPairs } from '../../src/storage/gathered-account-lookups.ts';
 import { openStore, type Store } from '../../src/storage/store.ts';
-import { dialectName, freshStoreUrl, type TestStoreUrl } from '../helpers/store-url.ts';
+import { dialectName, freshStoreUrl, testStoreOptions, type TestStoreUrl } from '../helpers/store-url.ts';
 
 const ROWS = 20_000;
 const UNIQUE_INDEX = 'accounts_platform_username_key';
@@ -22,7 +22,7 @@ describe('account lookups by name on a table without statistics', { skip: dialec
   let store: Store;
   before(async () => {
     location = await freshStoreUrl();
-    store = await openStore(location.url);
+    store = await openStore(location.url, testStoreOptions);
     // The rows an import writes: new, pending, tracked; no ANALYZE afterwards.
     await sql`insert into accounts (platform, username, username_key, status, tracked_since, next_check_at, created_at, updated_at)
       select 'x', 'Fresh' || i, 'fresh' || i, 'pending', 1, 1, 1, 1 from generate_series(1, ${ROWS}::integer) as i`.execute(

@@ -19,7 +19,7 @@ import { openSqlite, sqliteCapabilities } from '../../src/storage/dialects/sqlit
 import { listImports, writeImport as writeInTransaction, type ImportMeta } from '../../src/storage/imports-repo.ts';
 import type { Database } from '../../src/storage/schema.ts';
 import { openStore, type Store } from '../../src/storage/store.ts';
-import { dialectName, freshStoreUrl, type TestStoreUrl } from '../helpers/store-url.ts';
+import { dialectName, freshStoreUrl, testStoreOptions, type TestStoreUrl } from '../helpers/store-url.ts';
 
 const row = (name: string, extra: Partial<ImportRow> = {}): ImportRow => ({
   line: 1,
@@ -49,7 +49,7 @@ describe(`repositories on ${dialectName}`, () => {
   let store: Store;
   before(async () => {
     location = await freshStoreUrl();
-    store = await openStore(location.url);
+    store = await openStore(location.url, testStoreOptions);
   });
   after(async () => {
     await store.close();

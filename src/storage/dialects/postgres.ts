@@ -87,8 +87,9 @@ const types = {
 
 /**
  * Kysely sends `query(text, values)`; a text registered in named-statements.ts goes as a named
- * statement instead, which pg parses on the connection once and then only binds and runs. (A
- * pooler in transaction mode needs its support for prepared statements turned on for this.)
+ * statement instead, which pg parses on the connection once and then only binds and runs. Behind a
+ * pooler in transaction mode (PgBouncer, RDS Proxy, Supavisor) each transaction may get another
+ * server connection, where that name was never prepared: PREPARED_STATEMENTS=off leaves this out.
  */
 function runRegisteredAsNamed(client: pg.PoolClient): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
@@ -110,6 +111,7 @@ export function openPostgres(
   connectionString: string,
   poolSize: number,
   onConnectionError: ConnectionErrorListener = () => {},
+  namedStatements = true,
 ): PostgresHandles {
   const pool = new pg.Pool({
     connectionString,
@@ -124,7 +126,7 @@ export function openPostgres(
   // in flight fails on its own (a 503), and the broken client is discarded when it is released.
   pool.on('connect', (client) => {
     client.on('error', onConnectionError);
-    runRegisteredAsNamed(client);
+    if (namedStatements) runRegisteredAsNamed(client);
   });
   // The pool re-emits an idle client's error; the listener above has already been told of it.
   pool.on('error', () => {});
