@@ -83,4 +83,22 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // What ships (src/ and demo/, compiled into dist/) never reaches into the tests or benches, which
+    // are not built. A rule of its own name, so that the layer rules above do not replace it.
+    files: ['src/**/*.ts', 'demo/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/test/*', '**/test/**', '**/bench/*', '**/bench/**'],
+              message: 'Shipped code does not import test/ or bench/: they are not built into dist/.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -14,6 +14,7 @@ import { ROOT } from '../helpers/cli.ts';
 /** The compiled entry point; the README's production command is `node dist/src/main.js serve`. */
 const ENTRY = 'dist/src/main.js';
 const SHUTDOWN_BOUND_MS = 10_000;
+const ADMIN_KEY = 'production-admin-key-0123456789abcdefghijklmn';
 
 /** The environment of this test process minus what would change how node starts (loaders, test runner). */
 function plainEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -120,7 +121,7 @@ describe('the production start (node dist/src/main.js serve)', () => {
         PORT: String(port),
         HOST: '127.0.0.1',
         DATABASE_URL: `file:${join(dir, 'perch.db')}`,
-        ADMIN_API_KEY: 'production-admin-key-0123456789abcdefghijklmn',
+        ADMIN_API_KEY: ADMIN_KEY,
         KEY_HASH_SECRET: 'production-secret-0123456789abcdefghijklmnopqrstuv',
         LOG_LEVEL: 'info',
         // The tracker runs (as in production) but has nothing to check; no request leaves the machine.
@@ -142,6 +143,17 @@ describe('the production start (node dist/src/main.js serve)', () => {
       const css = /\/ui\/assets\/app\.[0-9a-f]+\.css/.exec(await page.text())?.[0];
       assert.ok(css, 'the sign-in page names the stylesheet');
       assert.equal((await fetch(`${base}${css}`)).status, 200);
+      // A JSON import over 1 MiB of more than 20,000 names: the compiled worker files parse the
+      // body and sort the names on their threads.
+      const names = Array.from({ length: 70_000 }, (_, i) => `u${String((i * 7_919) % 70_000).padStart(14, '0')}`);
+      const imported = await fetch(`${base}/api/admin/insert`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': ADMIN_KEY },
+        body: JSON.stringify({ file: names.join('\n') }),
+      });
+      const report = (await imported.json()) as { inserted?: number };
+      assert.equal(imported.status, 200, JSON.stringify(report));
+      assert.equal(report.inserted, names.length);
 
       if (existsSync(`/proc/${child.pid}`)) {
         // Plain node on a .js file, and no child process: tsx would run esbuild as one.
