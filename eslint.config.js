@@ -84,6 +84,24 @@ export default tseslint.config(
     },
   },
   {
+    // Rows become domain types inside storage/: the tracker and the use cases see Account, Post and
+    // the repositories' own types, never a table's row, its JSON columns or the mapping code.
+    files: ['src/tracker/**/*.ts', 'src/services/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/storage/schema.ts', '**/storage/json-column.ts', '**/storage/*-map.ts'],
+              message: 'Rows are mapped to domain types in storage/; use the repository functions.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // What ships (src/ and demo/, compiled into dist/) never reaches into the tests or benches, which
     // are not built. A rule of its own name, so that the layer rules above do not replace it.
     files: ['src/**/*.ts', 'demo/**/*.ts'],

@@ -1,4 +1,5 @@
 // A tracked account as the rest of perch sees it, and the states it can be in.
+import type { AccountAnalysis } from './analysis.ts';
 import type { Platform } from './platforms.ts';
 
 export const ACCOUNT_STATUSES = [
@@ -31,10 +32,29 @@ export interface AccountMetrics {
   observedAt: string;
 }
 
+/** One point of an account's history: its metrics as observed, filling one history bucket. */
+export interface MetricSnapshot {
+  /** The tracked account's row id. */
+  accountId: number;
+  /** Start of the history bucket (epoch ms): a later check in the same bucket replaces the point. */
+  bucket: number;
+  observedAt: number;
+  followers: number;
+  following: number;
+  posts: number;
+  listed: number | null;
+}
+
 export interface Rename {
   from: string;
   to: string;
   at: string;
+}
+
+/** An account by name: its platform and its name's key (the case-folded identity, usernames.ts). */
+export interface AccountRef {
+  platform: Platform;
+  key: string;
 }
 
 export interface Account {
@@ -49,7 +69,7 @@ export interface Account {
   profile: AccountProfile | null;
   metrics: AccountMetrics | null;
   /** Computed by the tracker (growth, activity, engagement, content); null until the first check. */
-  analysis: Record<string, unknown> | null;
+  analysis: AccountAnalysis | null;
   tracking: {
     trackedSince: string;
     lastCheckedAt: string | null;

@@ -35,7 +35,8 @@ export interface AccountAnalysis {
     avgReplies: number | null;
     engagementRate: number | null;
     postsConsidered: number;
-    likesFirst24h: number | null;
+    /** Absent from an analysis stored before it was computed (the next check adds it). */
+    likesFirst24h?: number | null;
   };
   content: {
     topHashtags: { tag: string; count: number }[];
@@ -200,7 +201,7 @@ export function analyzeAccount(input: AnalysisInput): AccountAnalysis {
  * time, from the metrics' `observedAt` (true when older than twice the tracking interval).
  */
 export function withStaleness<
-  T extends { metrics: { observedAt: string } | null; analysis: Record<string, unknown> | null },
+  T extends { metrics: { observedAt: string } | null; analysis: { stale: boolean } | null },
 >(account: T, now: number, intervalMs: number): T {
   if (account.analysis === null || account.metrics === null) return account;
   const stale = isStale(account.metrics.observedAt, now, intervalMs);

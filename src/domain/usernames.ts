@@ -1,13 +1,14 @@
 // Turning what people paste (names, @names, profile URLs, DIDs) into a validated account reference.
+import type { AccountRef } from './account.ts';
 import type { Platform } from './platforms.ts';
 import { CONTROL_CHARS, ZERO_WIDTH_CHARS } from './text.ts';
 
 export type UsernameCheck =
   { ok: true; username: string; key: string } | { ok: false; code: 'invalid_username'; reason: string };
 
-export type AccountRef =
-  | { ok: true; platform: Platform; username: string; key: string }
-  | { ok: false; code: 'invalid_username'; reason: string };
+/** What a name given in a request means: the account (and the name as the platform writes it), or why not. */
+export type ParsedAccountRef =
+  (AccountRef & { ok: true; username: string }) | { ok: false; code: 'invalid_username'; reason: string };
 
 // Profile URLs, with or without scheme; whatever follows the name (/status/1, ?s=20, #top) is dropped.
 // `#!/` is the pre-2012 Twitter hash-bang form that still circulates in old spreadsheets.
@@ -163,7 +164,11 @@ export function validateUsername(platform: Platform, value: string): UsernameChe
 }
 
 /** normalize + infer + validate in one step, for a single name given in a query string. */
-export function parseAccountRef(raw: string, explicitPlatform: Platform | null, defaultPlatform: Platform): AccountRef {
+export function parseAccountRef(
+  raw: string,
+  explicitPlatform: Platform | null,
+  defaultPlatform: Platform,
+): ParsedAccountRef {
   const { value, platformHint, notProfile } = normalizeUsernameInput(raw);
   if (notProfile !== undefined) return { ok: false, code: 'invalid_username', reason: notProfile };
   if (value === '') return { ok: false, code: 'invalid_username', reason: REASONS.empty };

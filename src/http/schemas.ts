@@ -1,6 +1,16 @@
 // TypeBox schemas shared by several routes: the problem document, the account record and its analysis.
-import { Kind, Type, type Static, type TNull, type TSchema, type TUnion, type TUnsafe } from '@sinclair/typebox';
-import { ACCOUNT_STATUSES } from '../domain/account.ts';
+import {
+  Kind,
+  Type,
+  type Static,
+  type TInteger,
+  type TNull,
+  type TSchema,
+  type TString,
+  type TUnion,
+  type TUnsafe,
+} from '@sinclair/typebox';
+import { ACCOUNT_STATUSES, type Account } from '../domain/account.ts';
 import { PLATFORMS } from '../domain/platforms.ts';
 
 /**
@@ -65,7 +75,7 @@ const MetricsSchema = Type.Object({
 });
 
 const Count = <K extends string>(key: K) =>
-  Type.Object({ [key]: Type.String(), count: Type.Integer() } as Record<K, TSchema> & { count: TSchema });
+  Type.Object({ [key]: Type.String(), count: Type.Integer() } as { [P in K]: TString } & { count: TInteger });
 
 /** The account analysis (see domain/analysis.ts for the definition of every figure). */
 const AnalysisSchema = Type.Object(
@@ -192,6 +202,13 @@ export const AccountSchema = Type.Object(
     ],
   },
 );
+
+// The record the API writes is the domain's Account, member for member: a field added to one and
+// not the other (or typed differently) fails the type check here. (Types are identical when a
+// function generic over T cannot tell them apart.)
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+const accountSchemaIsAccount: Same<Static<typeof AccountSchema>, Account> = true;
+void accountSchemaIsAccount;
 
 /** Problem responses a route may give, for its OpenAPI description: application/problem+json. */
 export function problems(...statuses: number[]) {

@@ -1,7 +1,8 @@
 // One account's metrics history as a use case: a page of snapshots, or the rows of a CSV export
 // read in chunks so a large export never holds the store in one statement.
+import type { MetricSnapshot } from '../domain/account.ts';
 import { findAccount, findAccountRowId } from '../storage/accounts-repo.ts';
-import { listHistory, type Snapshot } from '../storage/history-repo.ts';
+import { listHistory } from '../storage/history-repo.ts';
 import { notTracked, type NamedRef } from './account-refs.ts';
 import type { ServiceDeps } from './context.ts';
 
@@ -23,8 +24,8 @@ export interface HistoryRange {
   after?: number;
 }
 
-const pointOf = (s: Snapshot): HistoryPoint => ({
-  observedAt: s.observed_at,
+const pointOf = (s: MetricSnapshot): HistoryPoint => ({
+  observedAt: s.observedAt,
   bucket: s.bucket,
   followers: s.followers,
   following: s.following,
@@ -47,7 +48,7 @@ export async function historyPage(
 ): Promise<{ points: HistoryPoint[]; more: boolean }> {
   const accountId = await rowIdOf(deps, ref);
   const page = await listHistory(deps.store.reader, accountId, { ...range, limit });
-  return { points: page.rows.map(pointOf), more: page.more };
+  return { points: page.snapshots.map(pointOf), more: page.more };
 }
 
 export interface HistoryExport {
@@ -80,8 +81,8 @@ export async function historyExport(
       ...(after !== undefined ? { after } : {}),
       limit: Math.min(chunk, limit - points.length),
     });
-    points.push(...page.rows.map(pointOf));
-    after = page.rows.at(-1)?.bucket ?? after;
+    points.push(...page.snapshots.map(pointOf));
+    after = page.snapshots.at(-1)?.bucket ?? after;
     more = page.more;
     if (!page.more) break;
   }

@@ -1,8 +1,8 @@
 // One account's stored posts as a use case: newest first, paged by [created_at, post_id].
+import type { Post, PostStatus } from '../domain/post.ts';
+import type { CheckpointAge } from '../domain/post-history.ts';
 import { findAccountRowId } from '../storage/accounts-repo.ts';
-import { parseHistory, type CheckpointAge } from '../domain/post-history.ts';
-import { parseJson, parseStrings } from '../storage/json-column.ts';
-import { listPosts, type PostRow } from '../storage/posts-repo.ts';
+import { listPosts } from '../storage/posts-repo.ts';
 import { notTracked, type NamedRef } from './account-refs.ts';
 import type { ServiceDeps } from './context.ts';
 
@@ -18,7 +18,7 @@ export interface PostView {
   metrics: { likes: number; reposts: number; replies: number; quotes: number };
   /** When `metrics` were last read from the platform (first read or refresh). */
   metricsObservedAt: string;
-  status: 'live' | 'deleted' | 'hidden';
+  status: PostStatus;
   statusSince: string | null;
   metricsHistory: {
     age: CheckpointAge;
@@ -33,29 +33,26 @@ export interface PostView {
   domains: string[];
 }
 
-const statusOf = (status: string): PostView['status'] =>
-  status === 'deleted' || status === 'hidden' ? status : 'live';
-
-const toPost = (row: PostRow): PostView => ({
-  id: row.post_id,
-  createdAt: new Date(row.created_at).toISOString(),
-  text: row.text,
-  url: row.url,
-  lang: row.lang,
-  sentiment: row.sentiment,
-  isRepost: Boolean(row.is_repost),
-  isReply: Boolean(row.is_reply),
-  metrics: { likes: row.likes, reposts: row.reposts, replies: row.replies, quotes: row.quotes },
-  metricsObservedAt: new Date(row.metrics_observed_at).toISOString(),
-  status: statusOf(row.status),
-  statusSince: row.status_at === null ? null : new Date(row.status_at).toISOString(),
-  metricsHistory: parseHistory(parseJson<unknown>(row.metrics_history, [])).map((sample) => ({
+const toPostView = (post: Post): PostView => ({
+  id: post.id,
+  createdAt: new Date(post.createdAt).toISOString(),
+  text: post.text,
+  url: post.url,
+  lang: post.lang,
+  sentiment: post.sentiment,
+  isRepost: post.isRepost,
+  isReply: post.isReply,
+  metrics: { likes: post.likes, reposts: post.reposts, replies: post.replies, quotes: post.quotes },
+  metricsObservedAt: new Date(post.metricsObservedAt).toISOString(),
+  status: post.status,
+  statusSince: post.statusAt === null ? null : new Date(post.statusAt).toISOString(),
+  metricsHistory: post.metricsHistory.map((sample) => ({
     ...sample,
     observedAt: new Date(sample.observedAt).toISOString(),
   })),
-  hashtags: parseStrings(row.hashtags),
-  mentions: parseStrings(row.mentions),
-  domains: parseStrings(row.domains),
+  hashtags: post.hashtags,
+  mentions: post.mentions,
+  domains: post.domains,
 });
 
 /** A page of posts; `last` is the position the next page starts after. */
@@ -68,6 +65,6 @@ export async function listAccountPosts(
   const accountId = await findAccountRowId(deps.store.reader, ref);
   if (accountId === null) throw notTracked(ref.name);
   const page = await listPosts(deps.store.reader, accountId, limit, before);
-  const tail = page.rows.at(-1);
-  return { data: page.rows.map(toPost), more: page.more, last: tail ? [tail.created_at, tail.post_id] : null };
+  const tail = page.posts.at(-1);
+  return { data: page.posts.map(toPostView), more: page.more, last: tail ? [tail.createdAt, tail.id] : null };
 }

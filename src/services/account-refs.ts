@@ -1,9 +1,9 @@
 // Turning a name given in a request (username, @name, profile URL, DID) into the account it means,
 // and the one way of saying that an account is not tracked.
+import type { AccountRef } from '../domain/account.ts';
 import { PerchError } from '../domain/errors.ts';
 import type { Platform } from '../domain/platforms.ts';
 import { parseAccountRef } from '../domain/usernames.ts';
-import type { AccountRef } from '../storage/accounts-repo.ts';
 
 /** An account reference together with the name as the caller wrote it (for messages). */
 export interface NamedRef extends AccountRef {

@@ -3,12 +3,10 @@
 // written in the action's transaction, so a crash cannot leave an action without its record or the
 // reverse. Records live 24 h and are sealed (AES-GCM under a key derived from KEY_HASH_SECRET): a
 // created API key must replay, yet never lie in the database in clear.
-import type { Kysely } from 'kysely';
 import { PerchError } from '../domain/errors.ts';
 import { open, seal } from '../domain/sealed-box.ts';
 import { findIdempotentResponse, saveIdempotentResponse } from '../storage/idempotency-repo.ts';
-import type { Database } from '../storage/schema.ts';
-import type { Store } from '../storage/store.ts';
+import type { Executor, Store } from '../storage/store.ts';
 import type { Clock } from '../clock.ts';
 
 const RETENTION_MS = 24 * 3_600_000;
@@ -28,7 +26,7 @@ export interface Outcome<T> {
 }
 
 /** The executor a use case hands down to its steps inside the transaction it opened. */
-export type Executor = Kysely<Database>;
+export type { Executor };
 
 /** What the helper works with: the store, the time, and the key that seals stored answers. */
 export interface OnceDeps {

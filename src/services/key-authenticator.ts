@@ -1,10 +1,9 @@
 // Checks presented API keys. The cache holds what a key turned out to be (valid, unknown, revoked),
 // never an error object: http/auth.ts turns a refusal into a problem document at the edge.
-import type { Kysely } from 'kysely';
 import { hashApiKey, hashesEqual, isWellFormedApiKey } from '../domain/api-key-format.ts';
 import type { Role } from '../domain/roles.ts';
 import { findApiKeyByHash, touchApiKey } from '../storage/api-keys-repo.ts';
-import type { Database } from '../storage/schema.ts';
+import type { Executor } from '../storage/store.ts';
 import type { Clock } from '../clock.ts';
 
 /** Who is calling: a stored key, or the bootstrap key from ADMIN_API_KEY. */
@@ -55,8 +54,8 @@ export class KeyAuthenticator {
   private readonly revoking = new Set<string>();
 
   constructor(
-    private readonly reader: Kysely<Database>,
-    private readonly writer: Kysely<Database>,
+    private readonly reader: Executor,
+    private readonly writer: Executor,
     private readonly options: {
       secret: string;
       envAdminKey: string | null;

@@ -1,6 +1,7 @@
 // Maps account rows to the domain's Account at the repository boundary (and nowhere else).
 import type { Selectable } from 'kysely';
 import type { Account, AccountMetrics, AccountProfile, AccountStatus, Rename } from '../domain/account.ts';
+import type { AccountAnalysis } from '../domain/analysis.ts';
 import { accountPublicId } from '../domain/ids.ts';
 import type { Platform } from '../domain/platforms.ts';
 import type { AccountsTable } from './schema.ts';
@@ -42,7 +43,7 @@ export function toAccount(row: AccountRow): Account {
     note: row.note,
     profile: parseJson<AccountProfile | null>(row.profile, null),
     metrics: parseJson<AccountMetrics | null>(row.metrics, null),
-    analysis: parseJson<Record<string, unknown> | null>(row.analysis, null),
+    analysis: parseJson<AccountAnalysis | null>(row.analysis, null),
     tracking: {
       trackedSince: new Date(row.tracked_since).toISOString(),
       lastCheckedAt: isoTime(row.last_checked_at),

@@ -1,7 +1,7 @@
 // Reads and admin changes of tracked accounts. Functions take the executor first, so they compose
 // inside a caller's transaction.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { Account, AccountSort, AccountStatus } from '../domain/account.ts';
+import type { Account, AccountRef, AccountSort, AccountStatus } from '../domain/account.ts';
 import type { Platform } from '../domain/platforms.ts';
 import { ACCOUNT_COLUMNS, toAccount, toAccountJson, type AccountRow } from './accounts-map.ts';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
@@ -10,11 +10,6 @@ import { preparedQuery } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;
-
-export interface AccountRef {
-  platform: Platform;
-  key: string;
-}
 
 // Lookups by name say only `platform = ? and username_key = ?`: that matches the unique index
 // (platform, username_key) exactly, so PostgreSQL takes it whatever its statistics say. With

@@ -3,6 +3,7 @@
 // (platforms, keys), so PostgreSQL keeps one prepared statement and plans it once. (The same batch
 // as `or`ed pairs was planned anew on every run: 3.3 ms for 64 names, against 0.7 ms.)
 import { sql, type Kysely } from 'kysely';
+import type { AccountRef } from '../domain/account.ts';
 import { ACCOUNT_COLUMNS, type AccountRow } from './accounts-map.ts';
 import { CoalescedLookups } from './coalesced-lookups.ts';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
@@ -10,11 +11,6 @@ import { preparedQuery } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;
-/** An account by name, as accounts-repo's AccountRef has it. */
-interface AccountRef {
-  platform: string;
-  key: string;
-}
 type TextPairs = NonNullable<DialectCapabilities['textPairs']>;
 
 const MAX_GATHERED = 64;

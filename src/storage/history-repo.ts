@@ -1,24 +1,43 @@
 // Metric snapshots: one row per account per time bucket (a later check in the bucket replaces it),
 // which bounds history growth whatever the check interval.
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
+import type { MetricSnapshot } from '../domain/account.ts';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
 import type { Database, MetricSnapshotsTable } from './schema.ts';
 
 type Db = Kysely<Database>;
 
-export type Snapshot = MetricSnapshotsTable;
+const toRow = (s: MetricSnapshot): MetricSnapshotsTable => ({
+  account_id: s.accountId,
+  bucket: s.bucket,
+  observed_at: s.observedAt,
+  followers: s.followers,
+  following: s.following,
+  posts: s.posts,
+  listed: s.listed,
+});
+
+const toSnapshot = (row: Selectable<MetricSnapshotsTable>): MetricSnapshot => ({
+  accountId: Number(row.account_id),
+  bucket: Number(row.bucket),
+  observedAt: Number(row.observed_at),
+  followers: Number(row.followers),
+  following: Number(row.following),
+  posts: Number(row.posts),
+  listed: row.listed === null ? null : Number(row.listed),
+});
 
 export async function upsertSnapshots(
   db: Db,
   caps: DialectCapabilities,
-  snapshots: readonly Snapshot[],
+  snapshots: readonly MetricSnapshot[],
 ): Promise<void> {
   const perRow = 7;
   const chunk = Math.max(1, Math.floor(caps.maxParameters / perRow));
   for (let i = 0; i < snapshots.length; i += chunk) {
     await db
       .insertInto('metric_snapshots')
-      .values(snapshots.slice(i, i + chunk))
+      .values(snapshots.slice(i, i + chunk).map(toRow))
       .onConflict((oc) =>
         oc.columns(['account_id', 'bucket']).doUpdateSet((eb) => ({
           observed_at: eb.ref('excluded.observed_at'),
@@ -45,7 +64,7 @@ export async function listHistory(
   db: Db,
   accountId: number,
   query: HistoryQuery,
-): Promise<{ rows: Snapshot[]; more: boolean }> {
+): Promise<{ snapshots: MetricSnapshot[]; more: boolean }> {
   let select = db.selectFrom('metric_snapshots').selectAll().where('account_id', '=', accountId);
   if (query.from !== undefined) select = select.where('observed_at', '>=', query.from);
   if (query.to !== undefined) select = select.where('observed_at', '<=', query.to);
@@ -55,5 +74,5 @@ export async function listHistory(
     .limit(query.limit + 1)
     .execute();
   const more = rows.length > query.limit;
-  return { rows: more ? rows.slice(0, query.limit) : rows, more };
+  return { snapshots: (more ? rows.slice(0, query.limit) : rows).map(toSnapshot), more };
 }

@@ -1,17 +1,13 @@
 // Recent posts of tracked accounts with their metrics, capped per account (the newest are kept);
 // the recent ones are read again at each check, so their metrics stay current.
-import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Post } from '../domain/post.ts';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
-import type { Database, PostsTable } from './schema.ts';
+import { toPost, toPostRow } from './posts-map.ts';
+import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;
 
-export type PostRow = Selectable<PostsTable>;
-export type NewPostRow = Insertable<PostsTable>;
-
-/** Post statuses: `live`, or marked because the platform no longer shows the post. */
-export const POST_STATUSES = ['live', 'deleted', 'hidden'] as const;
-export type PostStatus = (typeof POST_STATUSES)[number];
 /** Columns a row carries at most (the insert is chunked to the dialect's parameter limit). */
 const COLUMNS = 22;
 
@@ -19,22 +15,19 @@ const COLUMNS = 22;
 export async function insertPosts(
   db: Db,
   caps: DialectCapabilities,
-  posts: readonly NewPostRow[],
+  posts: readonly Post[],
   cap: number,
 ): Promise<void> {
   if (posts.length === 0) return;
-  const perRow = COLUMNS;
-  const chunk = Math.max(1, Math.floor(caps.maxParameters / perRow));
+  const chunk = Math.max(1, Math.floor(caps.maxParameters / COLUMNS));
   for (let i = 0; i < posts.length; i += chunk) {
-    // Metrics are as old as the read that brought the post, unless the caller says otherwise.
-    const rows = posts.slice(i, i + chunk).map((post) => ({ metrics_observed_at: post.fetched_at, ...post }));
     await db
       .insertInto('posts')
-      .values(rows)
+      .values(posts.slice(i, i + chunk).map(toPostRow))
       .onConflict((oc) => oc.columns(['account_id', 'post_id']).doNothing())
       .execute();
   }
-  for (const accountId of new Set(posts.map((p) => p.account_id))) {
+  for (const accountId of new Set(posts.map((p) => p.accountId))) {
     const cutoff = db
       .selectFrom('posts')
       .select('created_at')
@@ -47,12 +40,8 @@ export async function insertPosts(
 }
 
 /** Posts of several accounts created at or after `since`, for analysis (one query per batch). */
-export async function recentPosts(
-  db: Db,
-  accountIds: readonly number[],
-  since: number,
-): Promise<Map<number, PostRow[]>> {
-  const byAccount = new Map<number, PostRow[]>();
+export async function recentPosts(db: Db, accountIds: readonly number[], since: number): Promise<Map<number, Post[]>> {
+  const byAccount = new Map<number, Post[]>();
   if (accountIds.length === 0) return byAccount;
   const rows = await db
     .selectFrom('posts')
@@ -61,9 +50,10 @@ export async function recentPosts(
     .where('created_at', '>=', since)
     .execute();
   for (const row of rows) {
-    const list = byAccount.get(Number(row.account_id)) ?? [];
-    list.push(row);
-    byAccount.set(Number(row.account_id), list);
+    const post = toPost(row);
+    const list = byAccount.get(post.accountId) ?? [];
+    list.push(post);
+    byAccount.set(post.accountId, list);
   }
   return byAccount;
 }
@@ -79,7 +69,7 @@ export async function refreshCandidates(
   now: number,
   windowMs: number,
   perAccount: number,
-): Promise<PostRow[]> {
+): Promise<Post[]> {
   if (accountIds.length === 0 || perAccount <= 0) return [];
   // The created_at bound keeps the scan on (account_id, created_at); a post whose account was not
   // checked for a long time (paused) gets its last read only while it is under twice the window.
@@ -95,25 +85,25 @@ export async function refreshCandidates(
     .orderBy('created_at', 'desc')
     .execute();
   const taken = new Map<number, number>();
-  const picked = rows.filter((row) => {
-    const n = taken.get(Number(row.account_id)) ?? 0;
-    taken.set(Number(row.account_id), n + 1);
+  const picked = rows.map(toPost).filter((post) => {
+    const n = taken.get(post.accountId) ?? 0;
+    taken.set(post.accountId, n + 1);
     return n < perAccount;
   });
-  return picked.sort((a, b) => Number(a.metrics_observed_at) - Number(b.metrics_observed_at));
+  return picked.sort((a, b) => a.metricsObservedAt - b.metricsObservedAt);
 }
 
 /**
- * Writes refreshed posts (stored rows with their new metrics, status and history) in one
+ * Writes refreshed posts (stored posts with their new metrics, status and history) in one
  * statement per chunk: an upsert that changes only those columns. Called in the transaction that
  * writes the account under its lease, before insertPosts trims, so every row still exists.
  */
-export async function saveRefreshedPosts(db: Db, caps: DialectCapabilities, rows: readonly PostRow[]): Promise<void> {
+export async function saveRefreshedPosts(db: Db, caps: DialectCapabilities, posts: readonly Post[]): Promise<void> {
   const chunk = Math.max(1, Math.floor(caps.maxParameters / COLUMNS));
-  for (let i = 0; i < rows.length; i += chunk) {
+  for (let i = 0; i < posts.length; i += chunk) {
     await db
       .insertInto('posts')
-      .values(rows.slice(i, i + chunk))
+      .values(posts.slice(i, i + chunk).map(toPostRow))
       .onConflict((oc) =>
         oc.columns(['account_id', 'post_id']).doUpdateSet((eb) => ({
           likes: eb.ref('excluded.likes'),
@@ -136,7 +126,7 @@ export async function listPosts(
   accountId: number,
   limit: number,
   before?: readonly [number, string],
-): Promise<{ rows: PostRow[]; more: boolean }> {
+): Promise<{ posts: Post[]; more: boolean }> {
   let select = db.selectFrom('posts').selectAll().where('account_id', '=', accountId);
   if (before) select = select.where(sql<boolean>`(created_at, post_id) < (${before[0]}, ${before[1]})`);
   const rows = await select
@@ -145,5 +135,5 @@ export async function listPosts(
     .limit(limit + 1)
     .execute();
   const more = rows.length > limit;
-  return { rows: more ? rows.slice(0, limit) : rows, more };
+  return { posts: (more ? rows.slice(0, limit) : rows).map(toPost), more };
 }

@@ -4,6 +4,9 @@ import type { DialectCapabilities } from './dialects/capabilities.ts';
 import { migrateToLatest } from './migrate.ts';
 import type { Database } from './schema.ts';
 
+/** What repository functions take first: the database, or a transaction on it. */
+export type Executor = Kysely<Database>;
+
 export interface Store {
   /** Writes, and reads that must see the caller's own writes. */
   readonly db: Kysely<Database>;

@@ -1,25 +1,24 @@
 // Turns one account's lookup outcome (and any new or refreshed posts) into what the store keeps:
 // the state change, profile and metrics, a history snapshot, the post rows and the recomputed
 // analysis, from the posts' current numbers.
+import type { MetricSnapshot } from '../domain/account.ts';
 import { analyzeAccount, followerSeriesAppend, type AnalysisPost } from '../domain/analysis.ts';
-import { likesAt24h, parseHistory, recordObservation } from '../domain/post-history.ts';
+import type { Post } from '../domain/post.ts';
+import { likesAt24h, recordObservation } from '../domain/post-history.ts';
 import { detectLanguage, scoreSentiment, type TextModels } from '../domain/post-text.ts';
 import { nextState, type CheckVerdict } from '../domain/tracking-rules.ts';
 import { validateUsername } from '../domain/usernames.ts';
 import type { LookupOutcome, PlatformPost } from '../platforms/types.ts';
-import type { Snapshot } from '../storage/history-repo.ts';
-import { parseJson, parseStrings } from '../storage/json-column.ts';
-import type { PostRow } from '../storage/posts-repo.ts';
 import type { ClaimedAccount } from '../storage/leases-repo.ts';
 import type { CheckWrite } from '../storage/tracking-repo.ts';
 import type { TrackerSettings } from './context.ts';
 
 export interface AccountResult {
   write: CheckWrite;
-  snapshot: Snapshot | null;
-  posts: PostRow[];
+  snapshot: MetricSnapshot | null;
+  posts: Post[];
   /** Stored posts whose metrics or status this check read again. */
-  refreshed: PostRow[];
+  refreshed: Post[];
   verdict: CheckVerdict['kind'];
 }
 
@@ -29,9 +28,9 @@ export interface ResultInput {
   /** Newly fetched posts (newest first), or undefined when the timeline was not read. */
   newPosts: PlatformPost[] | undefined;
   /** Stored posts of the last 30 days. */
-  storedPosts: readonly PostRow[];
+  storedPosts: readonly Post[];
   /** Stored posts this check read again (post-refresh.ts), as they are to be stored. */
-  refreshedPosts?: readonly PostRow[];
+  refreshedPosts?: readonly Post[];
   now: number;
   settings: TrackerSettings;
   random: () => number;
@@ -75,62 +74,43 @@ const cleanOptional = (text: string | null | undefined): string | null | undefin
   typeof text === 'string' ? cleanReason(text) : text;
 
 /** A newly read post as stored; `toleranceMs` decides whether its age gives a history sample. */
-export function toPostRow(
+export function newPost(
   accountId: number,
   post: PlatformPost,
   now: number,
   toleranceMs: number,
   models: TextModels,
-): PostRow {
+): Post {
   const text = clean(post.text);
   const lang = detectLanguage(models, text, post.lang === null ? null : clean(post.lang));
   const createdAt = Date.parse(post.createdAt) || now;
-  const history = recordObservation([], createdAt, now, post, toleranceMs);
   return {
-    account_id: accountId,
-    post_id: clean(post.id),
-    created_at: createdAt,
+    accountId,
+    id: clean(post.id),
+    createdAt,
     text,
     url: post.url === null ? null : clean(post.url),
     lang,
     // The sentiment lexicon is English: a post known to be in another language gets no score.
     sentiment: lang === null || lang === 'en' ? scoreSentiment(models, text) : null,
-    is_repost: post.isRepost ? 1 : 0,
-    is_reply: post.isReply ? 1 : 0,
+    isRepost: post.isRepost,
+    isReply: post.isReply,
     likes: post.likes,
     reposts: post.reposts,
     replies: post.replies,
     quotes: post.quotes,
-    hashtags: JSON.stringify(cleanAll(post.hashtags)),
-    mentions: JSON.stringify(cleanAll(post.mentions)),
-    domains: JSON.stringify(cleanAll(post.domains)),
-    fetched_at: now,
-    metrics_observed_at: now,
+    hashtags: cleanAll(post.hashtags),
+    mentions: cleanAll(post.mentions),
+    domains: cleanAll(post.domains),
+    fetchedAt: now,
+    metricsObservedAt: now,
     status: 'live',
-    status_at: null,
-    metrics_history: JSON.stringify(history),
+    statusAt: null,
+    metricsHistory: recordObservation([], createdAt, now, post, toleranceMs),
   };
 }
 
-function toAnalysisPost(row: PostRow): AnalysisPost {
-  return {
-    id: row.post_id,
-    createdAt: Number(row.created_at),
-    text: row.text,
-    url: row.url,
-    isRepost: row.is_repost === 1,
-    likes: Number(row.likes),
-    reposts: Number(row.reposts),
-    replies: Number(row.replies),
-    quotes: Number(row.quotes),
-    hashtags: parseStrings(row.hashtags),
-    mentions: parseStrings(row.mentions),
-    domains: parseStrings(row.domains),
-    lang: row.lang,
-    sentiment: row.sentiment === null ? null : Number(row.sentiment),
-    likesAt24h: likesAt24h(parseHistory(parseJson<unknown>(row.metrics_history, []))),
-  };
-}
+const toAnalysisPost = (post: Post): AnalysisPost => ({ ...post, likesAt24h: likesAt24h(post.metricsHistory) });
 
 /**
  * The result of one account, or, when building it throws (a value no code path expected), a failed
@@ -194,14 +174,14 @@ export function buildResult(input: ResultInput): AccountResult {
   };
   write.followers = user.followers;
 
-  const rows = (newPosts ?? []).map((post) => toPostRow(account.id, post, now, 2 * settings.intervalMs, textModels));
+  const posts = (newPosts ?? []).map((post) => newPost(account.id, post, now, 2 * settings.intervalMs, textModels));
   const refreshed = [...(input.refreshedPosts ?? [])];
   if (newPosts !== undefined) {
     write.postsSeenCount = user.posts;
-    if (rows[0]) write.lastPostId = rows[0].post_id;
+    if (posts[0]) write.lastPostId = posts[0].id;
   }
-  const byId = new Map<string, PostRow>();
-  for (const row of [...storedPosts, ...refreshed, ...rows]) byId.set(row.post_id, row);
+  const byId = new Map<string, Post>();
+  for (const post of [...storedPosts, ...refreshed, ...posts]) byId.set(post.id, post);
 
   const series = followerSeriesAppend(account.followerSeries, now, user.followers);
   const analysis = analyzeAccount({
@@ -211,21 +191,22 @@ export function buildResult(input: ResultInput): AccountResult {
     followers: user.followers,
     followerSeries: account.followerSeries,
     // A deleted or hidden post is no longer among the account's posts on the platform.
-    posts: [...byId.values()].filter((row) => row.status === 'live').map(toAnalysisPost),
+    posts: [...byId.values()].filter((post) => post.status === 'live').map(toAnalysisPost),
   });
   write.followerSeries = series;
   write.analysis = analysis;
   write.followersChange7d = analysis.followers.change7d;
 
   const bucket = Math.floor(now / settings.historyBucketMs) * settings.historyBucketMs;
-  const snapshot: Snapshot = {
-    account_id: account.id,
+  const snapshot: MetricSnapshot = {
+    accountId: account.id,
     bucket,
-    observed_at: now,
+    observedAt: now,
     followers: user.followers,
     following: user.following,
     posts: user.posts,
     listed: user.listed,
   };
-  return { write, snapshot, posts: rows, refreshed, verdict: verdict.kind };
+
+  return { write, snapshot, posts, refreshed, verdict: verdict.kind };
 }

@@ -13,7 +13,7 @@ import type { TrackerContext } from './context.ts';
 import { fetchNewPosts, type PostsWanted } from './fetch-posts.ts';
 import { LeaseKeeper } from './lease-keeper.ts';
 import { lookupBatch } from './lookup.ts';
-import { readRefreshes, refreshedRows } from './post-refresh.ts';
+import { readRefreshes, refreshedPosts } from './post-refresh.ts';
 import { saveResults } from './save-results.ts';
 import { utcDay } from '../domain/spend.ts';
 import { loadTextModels } from './text-models.ts';
@@ -118,7 +118,7 @@ async function checkLeasedBatch(
     visible.map((a) => a.id),
   );
   const now = ctx.clock.now();
-  const refreshed = refreshedRows(refresh, now, 2 * ctx.settings.intervalMs);
+  const refreshed = refreshedPosts(refresh, now, 2 * ctx.settings.intervalMs);
   const stored = await recentPosts(ctx.store.reader, found, now - ANALYSIS_WINDOW_MS);
   const textModels = await loadTextModels();
 

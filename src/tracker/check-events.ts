@@ -1,17 +1,16 @@
 // Records the events of a written batch, in its transaction: what each account was before the
 // check and what was written, through the pure rules of domain/events.ts.
-import type { Kysely } from 'kysely';
 import { decideCheckEvents, type EventMarks, type NewEvent } from '../domain/events.ts';
 import { accountPublicId } from '../domain/ids.ts';
 import { loadEventMarks, recordEvents, saveEventMarks } from '../storage/events-repo.ts';
-import type { Database } from '../storage/schema.ts';
+import type { Executor } from '../storage/store.ts';
 import type { ClaimedAccount } from '../storage/leases-repo.ts';
 import type { CheckWrite } from '../storage/tracking-repo.ts';
 import type { TrackerContext } from './context.ts';
 
 /** `written` are the checks that were stored (their lease still held), matched to `accounts` by id. */
 export async function recordCheckEvents(
-  trx: Kysely<Database>,
+  trx: Executor,
   ctx: Pick<TrackerContext, 'store' | 'settings'>,
   accounts: readonly ClaimedAccount[],
   written: readonly CheckWrite[],

@@ -4,9 +4,9 @@
 // only for posts not read yet this UTC day (X bills a post once a day), and only what is left above
 // the reads the day's remaining profile checks need (profiles-first.ts): profiles and first checks
 // come first. What cannot go now (no room in the window or the budget) waits for the next check.
-import { parseHistory, recordObservation } from '../domain/post-history.ts';
-import { parseJson } from '../storage/json-column.ts';
-import { refreshCandidates, type PostRow } from '../storage/posts-repo.ts';
+import type { Post } from '../domain/post.ts';
+import { recordObservation } from '../domain/post-history.ts';
+import { refreshCandidates } from '../storage/posts-repo.ts';
 import { utcDay } from '../domain/spend.ts';
 import { PlatformError, type PostLookupOutcome } from '../platforms/types.ts';
 import type { TrackerContext } from './context.ts';
@@ -14,8 +14,8 @@ import { GatePacer } from './gate-pacer.ts';
 import { usersLeftToday } from './profiles-first.ts';
 
 export interface RefreshRead {
-  /** The stored rows that were candidates (with the metrics they had). */
-  candidates: PostRow[];
+  /** The stored posts that were candidates (with the metrics they had). */
+  candidates: Post[];
   /** What the platform said of each post asked; posts not asked (no room) are absent. */
   outcomes: Map<string, PostLookupOutcome>;
 }
@@ -34,11 +34,8 @@ export async function readRefreshes(ctx: TrackerContext, accountIds: readonly nu
   );
   // The same post may be stored under two accounts (a Bluesky repost carries the original's uri).
   const readToday = new Map<string, boolean>();
-  for (const row of candidates)
-    readToday.set(
-      row.post_id,
-      (readToday.get(row.post_id) ?? true) && utcDay(Number(row.metrics_observed_at)) === utcDay(now),
-    );
+  for (const post of candidates)
+    readToday.set(post.id, (readToday.get(post.id) ?? true) && utcDay(post.metricsObservedAt) === utcDay(now));
   const ids = [...readToday.keys()];
   const platform = lane.client.platform;
   for (let i = 0; i < ids.length && !signal.aborted; i += lane.client.postBatchSize) {
@@ -76,38 +73,38 @@ export async function readRefreshes(ctx: TrackerContext, accountIds: readonly nu
  * the time it was first found so) for one the platform no longer shows. Posts it could not tell
  * about (not asked, or an unclassified error) keep their row unchanged and are left out.
  */
-export function refreshedRows(read: RefreshRead, now: number, toleranceMs: number): Map<number, PostRow[]> {
-  const byAccount = new Map<number, PostRow[]>();
-  for (const row of read.candidates) {
-    const outcome = read.outcomes.get(row.post_id);
+export function refreshedPosts(read: RefreshRead, now: number, toleranceMs: number): Map<number, Post[]> {
+  const byAccount = new Map<number, Post[]>();
+  for (const post of read.candidates) {
+    const outcome = read.outcomes.get(post.id);
     if (!outcome || outcome.kind === 'unknown') continue;
-    let updated: PostRow;
+    let updated: Post;
     if (outcome.kind === 'found') {
       const { likes, reposts, replies, quotes } = outcome.post;
       const history = recordObservation(
-        parseHistory(parseJson<unknown>(row.metrics_history, [])),
-        Number(row.created_at),
+        post.metricsHistory,
+        post.createdAt,
         now,
         { likes, reposts, replies, quotes },
         toleranceMs,
       );
       updated = {
-        ...row,
+        ...post,
         likes,
         reposts,
         replies,
         quotes,
-        metrics_observed_at: now,
+        metricsObservedAt: now,
         status: 'live',
-        status_at: null,
-        metrics_history: JSON.stringify(history),
+        statusAt: null,
+        metricsHistory: history,
       };
     } else {
-      updated = { ...row, status: outcome.kind, status_at: row.status === outcome.kind ? row.status_at : now };
+      updated = { ...post, status: outcome.kind, statusAt: post.status === outcome.kind ? post.statusAt : now };
     }
-    const list = byAccount.get(Number(row.account_id)) ?? [];
+    const list = byAccount.get(post.accountId) ?? [];
     list.push(updated);
-    byAccount.set(Number(row.account_id), list);
+    byAccount.set(post.accountId, list);
   }
   return byAccount;
 }

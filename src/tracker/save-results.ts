@@ -2,11 +2,10 @@
 // refreshed posts and new posts of the accounts that were written. One transaction for the batch; if the store refuses it
 // (one account's value it cannot take), the accounts are written one by one, and an account whose
 // own write is refused is recorded as a failed check, so the others keep their results.
-import type { Kysely } from 'kysely';
 import { upsertSnapshots } from '../storage/history-repo.ts';
 import type { ClaimedAccount } from '../storage/leases-repo.ts';
 import { insertPosts, saveRefreshedPosts } from '../storage/posts-repo.ts';
-import type { Database } from '../storage/schema.ts';
+import type { Executor } from '../storage/store.ts';
 import { nameTakenByOther, writeCheck } from '../storage/tracking-repo.ts';
 import type { AccountResult } from './account-result.ts';
 import { recordCheckEvents } from './check-events.ts';
@@ -23,7 +22,7 @@ export interface Checked {
  * lost their lease).
  */
 export async function writeCheckResults(
-  trx: Kysely<Database>,
+  trx: Executor,
   ctx: Pick<TrackerContext, 'store' | 'owner' | 'logger' | 'settings'>,
   checked: readonly Checked[],
   now: number,

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { findAccountRowId } from '../../src/storage/accounts-repo.ts';
 import { upsertSnapshots } from '../../src/storage/history-repo.ts';
-import { insertPosts, type NewPostRow } from '../../src/storage/posts-repo.ts';
+import { insertPosts } from '../../src/storage/posts-repo.ts';
+import type { Post } from '../../src/domain/post.ts';
 import { ADMIN_KEY, build, type TestApp } from '../helpers/app.ts';
 
 const admin = { 'x-api-key': ADMIN_KEY };
@@ -29,9 +30,9 @@ async function rowId(t: TestApp, name: string, platform: 'x' | 'bluesky' = 'x'):
 /** `count` hourly snapshots (written in a shuffled order), each 5 minutes into its bucket. */
 async function seedHistory(t: TestApp, accountId: number, count: number) {
   const rows = Array.from({ length: count }, (_, i) => ({
-    account_id: accountId,
+    accountId,
     bucket: BASE + i * HOUR,
-    observed_at: BASE + i * HOUR + 300_000,
+    observedAt: BASE + i * HOUR + 300_000,
     followers: 1000 + i,
     following: 50,
     posts: 200 + i,
@@ -60,25 +61,29 @@ async function setDisplayName(t: TestApp, accountId: number, displayName: string
     .execute();
 }
 
-function post(accountId: number, i: number, createdAt: number): NewPostRow {
+function post(accountId: number, i: number, createdAt: number): Post {
   return {
-    account_id: accountId,
-    post_id: `p${String(i).padStart(3, '0')}`,
-    created_at: createdAt,
+    accountId,
+    id: `p${String(i).padStart(3, '0')}`,
+    createdAt,
     text: `post ${i} #tag${i % 3}`,
     url: `https://x.com/jack/status/${i}`,
     lang: 'en',
     sentiment: i % 2 === 0 ? 0.5 : null,
-    is_repost: i === 3 ? 1 : 0,
-    is_reply: i === 4 ? 1 : 0,
+    isRepost: i === 3,
+    isReply: i === 4,
     likes: i * 10,
     reposts: i,
     replies: 2,
     quotes: 1,
-    hashtags: JSON.stringify([`tag${i % 3}`]),
-    mentions: JSON.stringify(i === 1 ? ['alice'] : []),
-    domains: JSON.stringify(i === 1 ? ['example.com'] : []),
-    fetched_at: createdAt + 1000,
+    hashtags: [`tag${i % 3}`],
+    mentions: i === 1 ? ['alice'] : [],
+    domains: i === 1 ? ['example.com'] : [],
+    fetchedAt: createdAt + 1000,
+    metricsObservedAt: createdAt + 1000,
+    status: 'live',
+    statusAt: null,
+    metricsHistory: [],
   };
 }
 
@@ -126,8 +131,8 @@ describe('GET /api/accounts/:platform/:username/history (JSON)', () => {
       rows.map((r) => r.followers),
     );
 
-    const from = encodeURIComponent(new Date(rows[3]!.observed_at).toISOString());
-    const to = encodeURIComponent(new Date(rows[6]!.observed_at).toISOString());
+    const from = encodeURIComponent(new Date(rows[3]!.observedAt).toISOString());
+    const to = encodeURIComponent(new Date(rows[6]!.observedAt).toISOString());
     const window = (await get(test, `/api/accounts/x/JACK/history?from=${from}&to=${to}`)).json();
     assert.deepEqual(
       window.data.map((p: { followers: number }) => p.followers),
@@ -364,9 +369,7 @@ describe('GET /api/accounts/:platform/:username/posts', () => {
     } while (cursor !== null);
     assert.equal(seen.length, 25);
     assert.equal(new Set(seen).size, 25);
-    const expected = [...posts]
-      .sort((a, b) => b.created_at - a.created_at || (a.post_id < b.post_id ? 1 : -1))
-      .map((p) => p.post_id);
+    const expected = [...posts].sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1)).map((p) => p.id);
     assert.deepEqual(seen, expected);
     assert.deepEqual(seen.slice(13, 16), ['p011', 'p010', 'p009']);
   });
