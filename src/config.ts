@@ -6,8 +6,10 @@ import { parseDuration, parseSize } from './domain/units.ts';
 import { toMicros, toUsd, X_RATES_APRIL_2026 } from './domain/spend.ts';
 import { PERCH_HOME } from './perch-home.ts';
 import { RETAINED_TABLES, type Config, type RetainedTable } from './config-shape.ts';
+import { ConfigError } from './config-error.ts';
 
 export { RETAINED_TABLES, type Config, type RetainedTable } from './config-shape.ts';
+export { ConfigError };
 
 const RETENTION_DEFAULTS: Record<RetainedTable, string> = {
   history: '400d',
@@ -22,15 +24,6 @@ const RETENTION_SETTINGS: Partial<Record<RetainedTable, string>> = { events: 'EV
 /** The environment variable that sets a table's retention. */
 export const retentionSetting = (table: RetainedTable): string =>
   RETENTION_SETTINGS[table] ?? `${table.toUpperCase()}_RETENTION`;
-
-export class ConfigError extends Error {
-  readonly problems: readonly string[];
-  constructor(problems: readonly string[]) {
-    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = 'ConfigError';
-    this.problems = problems;
-  }
-}
 
 /**
  * The base of a relative `file:` DATABASE_URL: perch's own folder (the one holding package.json
