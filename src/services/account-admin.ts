@@ -26,7 +26,7 @@ export async function changeAccount(
 ): Promise<Account> {
   const now = deps.clock.now();
   const account = await deps.store.db.transaction().execute(async (trx) => {
-    const updated = await updateAccount(trx, ref, change, now);
+    const updated = await updateAccount(trx, deps.store.caps, ref, change, now);
     if (updated)
       await writeAudit(trx, { actor, action: 'account.update', target: updated.id, detail: { ...change }, at: now });
     return updated;
@@ -39,7 +39,7 @@ export async function changeAccount(
 export async function stopTracking(deps: ServiceDeps, ref: NamedRef, purge: boolean, actor: string): Promise<void> {
   const now = deps.clock.now();
   const done = await deps.store.db.transaction().execute(async (trx) => {
-    const removed = await untrackAccount(trx, ref, purge, now);
+    const removed = await untrackAccount(trx, deps.store.caps, ref, purge, now);
     if (removed)
       await writeAudit(trx, {
         actor,

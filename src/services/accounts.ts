@@ -3,7 +3,8 @@
 import type { Account, AccountSort, AccountStatus } from '../domain/account.ts';
 import { isStale, withStaleness } from '../domain/analysis.ts';
 import type { Platform } from '../domain/platforms.ts';
-import { findAccount, findAccountJson, findAccounts, listAccounts } from '../storage/accounts-repo.ts';
+import { countAccounts, listAccounts, type AccountFilter } from '../storage/accounts-list.ts';
+import { findAccount, findAccountJson, findAccounts } from '../storage/accounts-repo.ts';
 import { accountRef, notTracked, type NamedRef } from './account-refs.ts';
 import type { ServiceDeps } from './context.ts';
 
@@ -53,31 +54,36 @@ export async function getAccounts(
   return { data, missing };
 }
 
-export interface AccountQuery {
-  sort: AccountSort;
-  limit: number;
-  status?: AccountStatus;
-  platform?: Platform;
-  tag?: string;
+/** The filters of the account list and its count, as the API and the dashboard take them. */
+export interface AccountFilters {
+  status?: AccountStatus | undefined;
+  platform?: Platform | undefined;
+  tag?: string | undefined;
   /** Username prefix as typed (a leading @ is ignored). */
-  q?: string;
-  /** Position after which the page starts: [sort value, row id]. */
-  after?: readonly [string | number, number];
+  q?: string | undefined;
 }
 
-/** A page of accounts, stable while accounts are added; `last` is where the next page starts. */
+const storageFilter = (filters: AccountFilters): AccountFilter => ({
+  status: filters.status,
+  platform: filters.platform,
+  tag: filters.tag,
+  prefix: filters.q?.replace(/^@/, '').toLowerCase(),
+});
+
+/**
+ * A page of accounts, stable while accounts are added; `last` is where the next page starts
+ * (`after`: [sort value, row id]). Only the last page holds fewer than `limit`.
+ */
 export async function listAccountPage(
   deps: ServiceDeps,
-  query: AccountQuery,
-): Promise<{ data: Account[]; last: [string | number, number] | null; more: boolean }> {
-  const page = await listAccounts(deps.store.reader, deps.store.caps, {
-    sort: query.sort,
-    limit: query.limit,
-    ...(query.status ? { status: query.status } : {}),
-    ...(query.platform ? { platform: query.platform } : {}),
-    ...(query.tag !== undefined ? { tag: query.tag } : {}),
-    ...(query.q !== undefined ? { prefix: query.q.replace(/^@/, '').toLowerCase() } : {}),
-    ...(query.after ? { after: query.after } : {}),
-  });
-  return { data: page.accounts.map((a) => present(a, deps)), last: page.last, more: page.more };
+  filters: AccountFilters,
+  page: { sort: AccountSort; limit: number; after?: readonly [string | number, number] | undefined },
+): Promise<{ data: Account[]; last: readonly [string | number, number] | null; more: boolean }> {
+  const found = await listAccounts(deps.store.reader, deps.store.caps, storageFilter(filters), page);
+  return { data: found.accounts.map((a) => present(a, deps)), last: found.last, more: found.more };
+}
+
+/** How many tracked accounts match, exactly. */
+export function countMatchingAccounts(deps: ServiceDeps, filters: AccountFilters): Promise<number> {
+  return countAccounts(deps.store.reader, deps.store.caps, storageFilter(filters));
 }

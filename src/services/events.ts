@@ -1,6 +1,7 @@
 // Reading events (the API's polling and stream) and building the events that use cases record.
 import type { NewEvent } from '../domain/events.ts';
-import { latestEventSeq, listEvents, type EventQuery, type StoredEvent } from '../storage/events-repo.ts';
+import { latestEventSeq, listEvents, type EventQuery } from '../storage/events-list.ts';
+import type { StoredEvent } from '../storage/events-repo.ts';
 import type { Store } from '../storage/store.ts';
 
 /** import.completed, with the counts of the import's response. */
@@ -30,7 +31,7 @@ export interface EventPage {
 }
 
 export async function readEvents(store: Store, query: EventQuery): Promise<EventPage> {
-  const data = await listEvents(store.reader, query);
+  const data = await listEvents(store.reader, store.caps, query);
   return { data, nextSeq: data.at(-1)?.seq ?? query.after };
 }
 

@@ -1,8 +1,10 @@
-// Reads and admin changes of tracked accounts. Functions take the executor first, so they compose
-// inside a caller's transaction.
-import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { Account, AccountRef, AccountSort, AccountStatus } from '../domain/account.ts';
+// Reads and admin changes of tracked accounts (the filtered list is in accounts-list.ts). Functions
+// take the executor first, so they compose inside a caller's transaction.
+import type { Kysely } from 'kysely';
+import type { Account, AccountRef } from '../domain/account.ts';
 import type { Platform } from '../domain/platforms.ts';
+import { ALL_ACCOUNTS, applyCountChanges, CountChanges } from './account-counts-repo.ts';
+import { syncTagRows } from './account-tags-repo.ts';
 import { ACCOUNT_COLUMNS, toAccount, toAccountJson, type AccountRow } from './accounts-map.ts';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
 import { gatheredAccountRow } from './gathered-account-lookups.ts';
@@ -14,7 +16,7 @@ type Db = Kysely<Database>;
 // Lookups by name say only `platform = ? and username_key = ?`: that matches the unique index
 // (platform, username_key) exactly, so PostgreSQL takes it whatever its statistics say. With
 // `untracked_at is null` in the query too, a table without statistics (right after an import,
-// before any ANALYZE) looked cheaper through the partial index accounts_by_status, which walks
+// before any ANALYZE) looked cheaper through a partial index led by (platform, status), which walks
 // every account of the platform. Untracked rows are left out here, after the one-row read.
 
 /** The query behind findAccount, tracked or not (exported so that a test can read its plan). */
@@ -90,102 +92,35 @@ export async function findAccounts(db: Db, refs: readonly AccountRef[]): Promise
   return found;
 }
 
-export interface AccountFilter {
-  status?: AccountStatus;
-  platform?: Platform;
-  tag?: string;
-  /** Username prefix, lower-case. */
-  prefix?: string;
-  sort: AccountSort;
-  limit: number;
-  /** Position after which the page starts: [sort value, row id]. */
-  after?: readonly [string | number, number];
-}
-
-// Each sort is a (value, id) pair so that pages are stable when rows are added between requests.
-// Missing numbers sort last through coalesce, the same way on both dialects.
-const SORTS: Record<AccountSort, { value: RawBuilder<string | number>; direction: 'asc' | 'desc' }> = {
-  username: { value: sql`username_key`, direction: 'asc' },
-  '-followers': { value: sql`coalesce(followers, -1)`, direction: 'desc' },
-  '-followersChange7d': { value: sql`coalesce(followers_change_7d, -9007199254740991)`, direction: 'desc' },
-  '-lastCheckedAt': { value: sql`coalesce(last_checked_at, 0)`, direction: 'desc' },
-};
-
-/**
- * Rows one filtered page may examine. A rare tag, a status or a prefix matching nothing would
- * otherwise walk every account in sort order (on SQLite, with the event loop held): past this
- * many the page ends early, perhaps empty, with a cursor to go on from where the scan stopped.
- */
-export const MAX_SCANNED_ROWS = 5_000;
-
-export async function listAccounts(
-  db: Db,
-  caps: DialectCapabilities,
-  filter: AccountFilter,
-): Promise<{ accounts: Account[]; last: [string | number, number] | null; more: boolean }> {
-  const sort = SORTS[filter.sort];
-  const op = sort.direction === 'asc' ? sql`>` : sql`<`;
-  const from = () => {
-    let query = db.selectFrom('accounts').where('untracked_at', 'is', null);
-    if (filter.after)
-      query = query.where(sql<boolean>`(${sort.value}, id) ${op} (${filter.after[0]}, ${filter.after[1]})`);
-    return query;
-  };
-  const filtered = filter.status !== undefined || filter.tag !== undefined || Boolean(filter.prefix);
-  // The last row the scan may reach, found through the sort's own index alone.
-  const bound = filtered
-    ? await from()
-        .select([sort.value.as('sort_value'), 'id'])
-        .orderBy(sort.value, sort.direction)
-        .orderBy('id', sort.direction)
-        .limit(1)
-        .offset(MAX_SCANNED_ROWS - 1)
-        .executeTakeFirst()
-    : undefined;
-  let query = from().select(ACCOUNT_COLUMNS).select(sort.value.as('sort_value'));
-  if (bound)
-    query = query.where(
-      sql<boolean>`(${sort.value}, id) ${sort.direction === 'asc' ? sql`<=` : sql`>=`} (${bound.sort_value}, ${bound.id})`,
-    );
-  if (filter.status) query = query.where('status', '=', filter.status);
-  if (filter.platform) query = query.where('platform', '=', filter.platform);
-  if (filter.tag !== undefined) query = query.where(caps.jsonArrayContains(sql.ref('tags'), filter.tag));
-  if (filter.prefix) {
-    const escaped = filter.prefix.replace(/[\\%_]/g, (c) => `\\${c}`);
-    query = query.where(sql<boolean>`username_key like ${`${escaped}%`} escape '\\'`);
-  }
-  const rows = await query
-    .orderBy(sort.value, sort.direction)
-    .orderBy('id', sort.direction)
-    .limit(filter.limit + 1)
-    .execute();
-  const more = rows.length > filter.limit;
-  const page = more ? rows.slice(0, filter.limit) : rows;
-  const tail = page.at(-1);
-  // The scan stopped at its bound before the page filled: go on from the bound next time.
-  if (!more && bound) return { accounts: page.map(toAccount), last: [bound.sort_value, bound.id], more: true };
-  return { accounts: page.map(toAccount), last: tail ? [tail.sort_value, tail.id] : null, more };
-}
-
 export interface AccountChange {
   paused?: boolean;
   tags?: string[];
   note?: string | null;
 }
 
-/** Pause/resume and labels. Resuming makes the account due at once; returns null if not tracked. */
+/** The row an admin change starts from, locked where the dialect locks rows (its counts depend on it). */
+async function currentRow(db: Db, caps: DialectCapabilities, ref: AccountRef) {
+  let query = db
+    .selectFrom('accounts')
+    .select(['id', 'platform', 'status', 'tags', 'last_checked_at', 'untracked_at'])
+    .where('platform', '=', ref.platform)
+    .where('username_key', '=', ref.key);
+  if (caps.skipLocked) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+/**
+ * Pause/resume and labels. Resuming makes the account due at once; returns null if not tracked.
+ * The tag rows and the counts change with it.
+ */
 export async function updateAccount(
   db: Db,
+  caps: DialectCapabilities,
   ref: AccountRef,
   change: AccountChange,
   now: number,
 ): Promise<Account | null> {
-  const current = await db
-    .selectFrom('accounts')
-    .select(['id', 'status', 'last_checked_at', 'untracked_at'])
-    .where('platform', '=', ref.platform)
-    .where('username_key', '=', ref.key)
-    .executeTakeFirst();
+  const current = await currentRow(db, caps, ref);
   if (!current || current.untracked_at !== null) return null;
   const values: Record<string, unknown> = { updated_at: now };
   if (change.tags !== undefined) values.tags = JSON.stringify(change.tags);
@@ -207,17 +142,24 @@ export async function updateAccount(
     });
   }
   await db.updateTable('accounts').set(values).where('id', '=', current.id).execute();
+  if (values.status !== undefined || values.tags !== undefined) {
+    const changes = new CountChanges();
+    changes.move(current.platform, current.status, String(values.status ?? current.status), []);
+    await syncTagRows(db, caps, [current.id], changes);
+    await applyCountChanges(db, changes);
+  }
   return findAccount(db, ref);
 }
 
 /** Stops tracking. Without purge the row and its history stay (a re-import reactivates it). */
-export async function untrackAccount(db: Db, ref: AccountRef, purge: boolean, now: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('accounts')
-    .select(['id', 'untracked_at'])
-    .where('platform', '=', ref.platform)
-    .where('username_key', '=', ref.key)
-    .executeTakeFirst();
+export async function untrackAccount(
+  db: Db,
+  caps: DialectCapabilities,
+  ref: AccountRef,
+  purge: boolean,
+  now: number,
+): Promise<boolean> {
+  const row = await currentRow(db, caps, ref);
   if (!row || (!purge && row.untracked_at !== null)) return false;
   if (purge) {
     await db.deleteFrom('accounts').where('id', '=', row.id).execute();
@@ -228,5 +170,10 @@ export async function untrackAccount(db: Db, ref: AccountRef, purge: boolean, no
       .where('id', '=', row.id)
       .execute();
   }
+  // Untracked accounts are counted nowhere and keep no tag rows.
+  const changes = new CountChanges();
+  if (row.untracked_at === null) changes.add(ALL_ACCOUNTS, row.platform, row.status, -1);
+  await syncTagRows(db, caps, [row.id], changes);
+  await applyCountChanges(db, changes);
   return true;
 }

@@ -1,5 +1,5 @@
-// The event log: writes events (in commit order, with their webhook deliveries), pages through
-// them by cursor, and keeps the event rules' per-account marks (retention-repo.ts prunes old ones).
+// The event log: writes events (in commit order, with their webhook deliveries) and keeps the event
+// rules' per-account marks (events-list.ts pages through them, retention-repo.ts prunes old ones).
 import type { Kysely } from 'kysely';
 import { newId } from '../domain/ids.ts';
 import { subscriptionMatches, type EventMarks, type EventType, type NewEvent } from '../domain/events.ts';
@@ -15,14 +15,6 @@ export interface StoredEvent {
   type: EventType;
   createdAt: string;
   data: Record<string, unknown>;
-}
-
-export interface EventQuery {
-  after: number;
-  limit: number;
-  types?: readonly string[];
-  platform?: string;
-  usernameKey?: string;
 }
 
 const EVENT_COLUMNS = 6;
@@ -134,34 +126,6 @@ async function accountTags(trx: Db, events: readonly NewEvent[]): Promise<Map<nu
     for (const row of rows) map.set(row.id, parseStrings(row.tags));
   }
   return map;
-}
-
-/** A page of events after `after`, oldest first. */
-export async function listEvents(db: Db, query: EventQuery): Promise<StoredEvent[]> {
-  let select = db
-    .selectFrom('events')
-    .select(['seq', 'id', 'type', 'created_at', 'data'])
-    .where('seq', '>', query.after);
-  if (query.types && query.types.length > 0) select = select.where('type', 'in', query.types);
-  if (query.platform !== undefined) select = select.where('platform', '=', query.platform);
-  if (query.usernameKey !== undefined) select = select.where('username_key', '=', query.usernameKey);
-  const rows = await select.orderBy('seq').limit(query.limit).execute();
-  return rows.map((row) => ({
-    seq: Number(row.seq),
-    id: row.id,
-    type: row.type as EventType,
-    createdAt: new Date(Number(row.created_at)).toISOString(),
-    data: parseJson(row.data, {}),
-  }));
-}
-
-/** The newest `seq`, or 0 when there is no event: where a stream without a cursor starts. */
-export async function latestEventSeq(db: Db): Promise<number> {
-  const row = await db
-    .selectFrom('events')
-    .select((eb) => eb.fn.max('seq').as('seq'))
-    .executeTakeFirst();
-  return Number(row?.seq ?? 0);
 }
 
 /** The rules' memory of these accounts. */

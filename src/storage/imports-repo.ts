@@ -1,10 +1,12 @@
-// Writes an import's accounts and keeps the record of every import, inside the transaction the
-// import use case opened (services/import-accounts.ts). Rows go in chunks, and the event loop gets
-// a turn between chunks, so a million-row import never stops the server from answering (SQLite
-// reads use their own connection meanwhile).
+// Writes an import's accounts (with their tag rows and counts) and the record of the import, inside
+// the transaction the import use case opened (services/import-accounts.ts; imports-list.ts lists
+// them). Rows go in chunks, and the event loop gets a turn between chunks, so a million-row import
+// never stops the server from answering (SQLite reads use their own connection meanwhile).
 import { sql, type Insertable, type Kysely } from 'kysely';
 import type { ImportRow } from '../domain/csv-import.ts';
 import type { Platform } from '../domain/platforms.ts';
+import { ALL_ACCOUNTS, applyCountChanges, CountChanges } from './account-counts-repo.ts';
+import { syncTagRows } from './account-tags-repo.ts';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
 import { runByShape } from './prepared.ts';
 import type { AccountsTable, Database } from './schema.ts';
@@ -16,18 +18,6 @@ export interface ImportCounts {
   inserted: number;
   reactivated: number;
   alreadyTracked: number;
-}
-
-export interface ImportRecord extends ImportCounts {
-  id: string;
-  createdAt: string;
-  createdBy: string | null;
-  source: string;
-  received: number;
-  accepted: number;
-  duplicates: number;
-  rejectedCount: number;
-  durationMs: number;
 }
 
 export interface ImportMeta {
@@ -58,7 +48,8 @@ const COLUMNS_PER_ROW = INSERTED_COLUMNS.length;
 
 /**
  * Inserts new accounts, reactivates untracked ones, counts the rest, and records the import. Call
- * it inside a transaction: all or nothing is the caller's to guarantee.
+ * it inside a transaction: all or nothing is the caller's to guarantee. The accounts' tag rows
+ * are written chunk by chunk; the change to the counts once, at the end (account-counts-repo.ts).
  */
 export async function writeImport(
   trx: Db,
@@ -68,19 +59,28 @@ export async function writeImport(
 ): Promise<ImportCounts> {
   const chunkSize = Math.min(1_000, Math.floor(caps.maxParameters / COLUMNS_PER_ROW));
   const counts: ImportCounts = { inserted: 0, reactivated: 0, alreadyTracked: 0 };
+  const changes = new CountChanges();
   const now = meta.now();
   for (let start = 0; start < rows.length; start += chunkSize) {
     const chunk = rows.slice(start, start + chunkSize);
     const inserted = await insertNew(trx, chunk, now);
     counts.inserted += inserted.length;
+    for (const row of inserted) changes.add(ALL_ACCOUNTS, row.platform, 'pending', 1);
     const existing = inserted.length === chunk.length ? [] : notIn(chunk, inserted);
-    const reactivated = existing.length === 0 ? 0 : await reactivate(trx, existing, now);
-    counts.reactivated += reactivated;
-    counts.alreadyTracked += existing.length - reactivated;
-    await addTags(trx, existing, now);
+    const reactivated = existing.length === 0 ? [] : await reactivate(trx, existing, now);
+    counts.reactivated += reactivated.length;
+    counts.alreadyTracked += existing.length - reactivated.length;
+    for (const row of reactivated) changes.add(ALL_ACCOUNTS, row.platform, row.status, 1);
+    const retag = [
+      ...taggedIds(chunk, inserted),
+      ...reactivated.map((r) => r.id),
+      ...(await addTags(trx, existing, now)),
+    ];
+    await syncTagRows(trx, caps, [...new Set(retag)], changes);
     meta.onProgress?.(start + chunk.length, rows.length);
     await yieldToEventLoop();
   }
+  await applyCountChanges(trx, changes);
   await trx
     .insertInto('imports')
     .values({
@@ -101,7 +101,15 @@ export async function writeImport(
   return counts;
 }
 
-type InsertedKey = { platform: string; username_key: string };
+type InsertedKey = { id: number; platform: string; username_key: string };
+
+/** The new accounts of the chunk that came with tags. */
+function taggedIds(chunk: readonly ImportRow[], inserted: readonly InsertedKey[]): number[] {
+  const tagged = new Set(chunk.filter((row) => row.tags.length > 0).map((row) => `${row.platform}:${row.key}`));
+  return tagged.size === 0
+    ? []
+    : inserted.filter((r) => tagged.has(`${r.platform}:${r.username_key}`)).map((r) => r.id);
+}
 
 function notIn(chunk: readonly ImportRow[], inserted: readonly InsertedKey[]): ImportRow[] {
   const keys = new Set(inserted.map((r) => `${r.platform}:${r.username_key}`));
@@ -140,21 +148,25 @@ async function insertNew(trx: Db, chunk: readonly ImportRow[], now: number): Pro
         .insertInto('accounts')
         .values(rows as unknown as Insertable<AccountsTable>[])
         .onConflict((oc) => oc.columns(['platform', 'username_key']).doNothing())
-        .returning(['platform', 'username_key']);
+        .returning(['id', 'platform', 'username_key']);
     },
   );
-  return result.rows;
+  return result.rows.map((row) => ({ ...row, id: Number(row.id) }));
 }
 
 /** Accounts an admin had stopped tracking come back, due at once, with their history; a pause ends too. */
-async function reactivate(trx: Db, rows: readonly ImportRow[], now: number): Promise<number> {
+async function reactivate(
+  trx: Db,
+  rows: readonly ImportRow[],
+  now: number,
+): Promise<{ id: number; platform: string; status: string }[]> {
   const byPlatform = new Map<Platform, string[]>();
   for (const row of rows) {
     const keys = byPlatform.get(row.platform);
     if (keys) keys.push(row.key);
     else byPlatform.set(row.platform, [row.key]);
   }
-  let total = 0;
+  const back: { id: number; platform: string; status: string }[] = [];
   for (const [platform, keys] of byPlatform) {
     const result = await trx
       .updateTable('accounts')
@@ -169,17 +181,20 @@ async function reactivate(trx: Db, rows: readonly ImportRow[], now: number): Pro
       .where('platform', '=', platform)
       .where('username_key', 'in', keys)
       .where('untracked_at', 'is not', null)
-      .executeTakeFirst();
-    total += Number(result.numUpdatedRows);
+      .returning(['id', 'platform', 'status'])
+      .execute();
+    back.push(...result.map((row) => ({ ...row, id: Number(row.id) })));
   }
-  return total;
+  return back;
 }
 
 /**
  * Tags in the file are added to accounts that were already there (never removed: PATCH replaces
- * tags). Sending the same file again finds nothing to add, so it still changes nothing.
+ * tags). Sending the same file again finds nothing to add, so it still changes nothing. Returns
+ * the ids of the accounts that got new tags.
  */
-async function addTags(trx: Db, rows: readonly ImportRow[], now: number): Promise<void> {
+async function addTags(trx: Db, rows: readonly ImportRow[], now: number): Promise<number[]> {
+  const changed: number[] = [];
   const tagged = rows.filter((row) => row.tags.length > 0);
   for (const platform of new Set(tagged.map((row) => row.platform))) {
     const wanted = new Map(tagged.filter((row) => row.platform === platform).map((row) => [row.key, row.tags]));
@@ -192,40 +207,15 @@ async function addTags(trx: Db, rows: readonly ImportRow[], now: number): Promis
     for (const account of current) {
       const tags = JSON.parse(account.tags) as string[];
       const merged = [...new Set([...tags, ...(wanted.get(account.username_key) ?? [])])];
-      if (merged.length > tags.length)
+      if (merged.length > tags.length) {
         await trx
           .updateTable('accounts')
           .set({ tags: JSON.stringify(merged), updated_at: now })
           .where('id', '=', account.id)
           .execute();
+        changed.push(account.id);
+      }
     }
   }
-}
-
-export async function listImports(
-  db: Db,
-  options: { limit: number; before?: readonly [number, string] },
-): Promise<ImportRecord[]> {
-  let query = db.selectFrom('imports').selectAll();
-  if (options.before) {
-    const [at, id] = options.before;
-    query = query.where((eb) =>
-      eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('id', '<', id)])]),
-    );
-  }
-  const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(options.limit).execute();
-  return rows.map((r) => ({
-    id: r.id,
-    createdAt: new Date(r.created_at).toISOString(),
-    createdBy: r.created_by,
-    source: r.source,
-    received: r.received,
-    accepted: r.accepted,
-    inserted: r.inserted,
-    reactivated: r.reactivated,
-    alreadyTracked: r.already_tracked,
-    duplicates: r.duplicates,
-    rejectedCount: r.rejected_count,
-    durationMs: r.duration_ms,
-  }));
+  return changed;
 }

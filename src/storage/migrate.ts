@@ -11,6 +11,7 @@ import { eventsWebhooksSchema } from './migrations/006-events-webhooks.ts';
 import { budgetGrantAndDueWakeups } from './migrations/007-budget-grant-and-due-wakeups.ts';
 import { uiSessionsSchema } from './migrations/008-ui-sessions.ts';
 import { spendLedgerSchema } from './migrations/009-spend-ledger.ts';
+import { filterIndexesSchema } from './migrations/010-filter-indexes.ts';
 
 function migrations(caps: DialectCapabilities): Record<string, Migration> {
   return {
@@ -23,6 +24,7 @@ function migrations(caps: DialectCapabilities): Record<string, Migration> {
     '007-budget-grant-and-due-wakeups': budgetGrantAndDueWakeups(caps),
     '008-ui-sessions': uiSessionsSchema(),
     '009-spend-ledger': spendLedgerSchema(),
+    '010-filter-indexes': filterIndexesSchema(caps),
   };
 }
 

@@ -1,6 +1,7 @@
 // The tables as Kysely sees them. Times are epoch milliseconds (UTC) in every dialect; JSON is text.
 import type { Generated } from 'kysely';
 import type { EventsWebhooksTables } from './events-schema.ts';
+import type { FilterTables } from './filter-schema.ts';
 
 export interface AccountsTable {
   id: Generated<number>;
@@ -192,7 +193,7 @@ export interface UiSessionsTable {
   expires_at: number;
 }
 
-export interface Database extends EventsWebhooksTables {
+export interface Database extends EventsWebhooksTables, FilterTables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   imports: ImportsTable;

@@ -3,6 +3,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { AccountStatus } from '../domain/account.ts';
 import type { Platform } from '../domain/platforms.ts';
+import { countsByPlatformAndStatus } from './account-counts-repo.ts';
 import { runByShape } from './prepared.ts';
 import type { Database } from './schema.ts';
 
@@ -39,15 +40,9 @@ export async function tracksAny(db: Db, platform: Platform): Promise<boolean> {
   return row !== undefined;
 }
 
-/** Tracked accounts per platform and status (untracked ones left out). */
-export async function countByStatus(db: Db): Promise<{ platform: string; status: string; n: number }[]> {
-  const rows = await db
-    .selectFrom('accounts')
-    .select(['platform', 'status', sql<number>`count(*)`.as('n')])
-    .where('untracked_at', 'is', null)
-    .groupBy(['platform', 'status'])
-    .execute();
-  return rows.map((r) => ({ platform: r.platform, status: r.status, n: Number(r.n) }));
+/** Tracked accounts per platform and status (untracked ones left out), from the kept counts. */
+export function countByStatus(db: Db): Promise<{ platform: string; status: string; n: number }[]> {
+  return countsByPlatformAndStatus(db);
 }
 
 /** Makes one account due now (admin refresh); false when it is not tracked or is paused. */
@@ -71,6 +66,8 @@ export interface CheckWrite {
   nextCheckAt: number;
   /** The due time the check was claimed at (see writeCheck). */
   claimedDueAt: number;
+  /** The status the check was claimed in: the write happens only while it is still the account's. */
+  claimedStatus: AccountStatus;
   consecutiveFailures: number;
   lastError: string | null;
   username?: string;
@@ -121,9 +118,16 @@ export async function writeCheck(db: Db, owner: string, write: CheckWrite, now: 
   };
   const defined = Object.entries(values).filter(([, v]) => v !== undefined);
   const columns = defined.map(([column]) => column);
-  const args = [...defined.map(([, value]) => value), write.claimedDueAt, write.nextCheckAt, write.id, owner];
+  const args = [
+    ...defined.map(([, value]) => value),
+    write.claimedDueAt,
+    write.nextCheckAt,
+    write.id,
+    owner,
+    write.claimedStatus,
+  ];
   const result = await runByShape(db, `write-check:${columns.join(',')}`, args, (a) => {
-    const [claimedDueAt, nextCheckAt, id, leaseOwner] = a.slice(columns.length);
+    const [claimedDueAt, nextCheckAt, id, leaseOwner, claimedStatus] = a.slice(columns.length);
     const set: Record<string, unknown> = Object.fromEntries(columns.map((column, i) => [column, a[i]]));
     // An admin's refresh during the check moved the due time: the earlier of the two is kept, so
     // the refresh is not lost under the check's own schedule.
@@ -135,8 +139,10 @@ export async function writeCheck(db: Db, owner: string, write: CheckWrite, now: 
         .where('id', '=', id as number)
         .where('lease_owner', '=', leaseOwner as string)
         // An admin may have paused or untracked the account while it was being checked: that wins.
+        // (A claimed account is never paused; every other change of its status during the check
+        // also takes its lease.) So the status replaced is the claimed one, which the counts rely on.
         .where('untracked_at', 'is', null)
-        .where('status', '<>', 'paused')
+        .where('status', '=', claimedStatus as string)
     );
   });
   return Number(result.numAffectedRows ?? 0) > 0;

@@ -142,6 +142,7 @@ export function buildResult(input: ResultInput): AccountResult {
     statusReason: cleanOptional(change.statusReason),
     nextCheckAt: now + change.delayMs,
     claimedDueAt: account.dueAt,
+    claimedStatus: account.status,
     consecutiveFailures: change.consecutiveFailures,
     lastError: cleanOptional(change.lastError) ?? null,
   };

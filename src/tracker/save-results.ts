@@ -2,6 +2,9 @@
 // refreshed posts and new posts of the accounts that were written. One transaction for the batch; if the store refuses it
 // (one account's value it cannot take), the accounts are written one by one, and an account whose
 // own write is refused is recorded as a failed check, so the others keep their results.
+import { applyCountChanges, CountChanges } from '../storage/account-counts-repo.ts';
+import { syncTagRows } from '../storage/account-tags-repo.ts';
+import type { DialectCapabilities } from '../storage/dialects/capabilities.ts';
 import { upsertSnapshots } from '../storage/history-repo.ts';
 import type { ClaimedAccount } from '../storage/leases-repo.ts';
 import { insertPosts, saveRefreshedPosts } from '../storage/posts-repo.ts';
@@ -64,6 +67,8 @@ export async function writeCheckResults(
     written.flatMap((r) => r.posts),
     ctx.settings.postsPerAccount,
   );
+  // Counts are taken late, so their rows stay locked (PostgreSQL) only until the commit just after.
+  await keepListIndex(trx, store.caps, checked, written);
   await recordCheckEvents(
     trx,
     ctx,
@@ -72,6 +77,32 @@ export async function writeCheckResults(
     now,
   );
   return written;
+}
+
+/**
+ * The written accounts' tag rows follow their new status, name and sort values, and the counts
+ * their status (moved from the claimed one: writeCheck writes only while it is still the account's).
+ */
+async function keepListIndex(
+  trx: Executor,
+  caps: DialectCapabilities,
+  checked: readonly Checked[],
+  written: readonly AccountResult[],
+): Promise<void> {
+  if (written.length === 0) return;
+  const claimed = new Map(checked.map((c) => [c.account.id, c.account]));
+  const changes = new CountChanges();
+  for (const { write } of written) {
+    const account = claimed.get(write.id);
+    if (account) changes.move(account.platform, account.status, write.status, []);
+  }
+  await syncTagRows(
+    trx,
+    caps,
+    written.map((r) => r.write.id),
+    changes,
+  );
+  await applyCountChanges(trx, changes);
 }
 
 /**

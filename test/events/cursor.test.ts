@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { sql } from 'kysely';
-import { listEvents, recordEvents } from '../../src/storage/events-repo.ts';
+import { listEvents } from '../../src/storage/events-list.ts';
+import { recordEvents } from '../../src/storage/events-repo.ts';
 import { dialectName, freshStores } from '../helpers/store-url.ts';
 
 const WRITERS = 3;
@@ -41,7 +42,7 @@ test('a poller sees every event once, in order, while writers commit in any orde
     let after = 0;
     for (;;) {
       const finished = done;
-      const page = await listEvents(poller.reader, { after, limit: 7 });
+      const page = await listEvents(poller.reader, poller.caps, { after, limit: 7 });
       for (const event of page) {
         seen.push(event.id);
         seqs.push(event.seq);

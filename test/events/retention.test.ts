@@ -8,7 +8,8 @@ import { createConfig } from '../../src/config.ts';
 import type { NewEvent } from '../../src/domain/events.ts';
 import { createLogger } from '../../src/logger.ts';
 import { PRUNE_BATCH, pruneOnce, startRetention } from '../../src/services/retention.ts';
-import { listEvents, recordEvents } from '../../src/storage/events-repo.ts';
+import { listEvents } from '../../src/storage/events-list.ts';
+import { recordEvents } from '../../src/storage/events-repo.ts';
 import type { Store } from '../../src/storage/store.ts';
 import { TestClock } from '../helpers/app.ts';
 import { freshStores } from '../helpers/store-url.ts';
@@ -82,7 +83,7 @@ test('EVENT_RETENTION keeps recent events and those still waiting for delivery',
   const report = await pruneOnce(store!, retention, clock, async () => {});
   assert.equal(report.deleted.events, 2, 'one event and one attempt older than 10 days');
   assert.deepEqual(
-    (await listEvents(db, { after: 0, limit: 10 })).map((e) => e.id),
+    (await listEvents(db, store!.caps, { after: 0, limit: 10 })).map((e) => e.id),
     [waiting.id, recent.id],
   );
   const left = await db.selectFrom('webhook_deliveries').select(['event_seq', 'status']).orderBy('event_seq').execute();
@@ -141,7 +142,7 @@ test('events and attempts are pruned in batches; an attempt stamped ahead only d
   // Every old event; the old attempts up to the batch that holds the young one (it ends the round).
   assert.equal(first.deleted.events, old + PRUNE_BATCH * 2 - 1);
   assert.deepEqual(
-    (await listEvents(db, { after: 0, limit: 10 })).map((e) => e.id),
+    (await listEvents(db, store!.caps, { after: 0, limit: 10 })).map((e) => e.id),
     [`evt_${old}`],
   );
   assert.equal(await countAttempts(), 10);
@@ -164,7 +165,7 @@ test('retention prunes events on its schedule, and stop() ends it', async (t) =>
       everyMs: 50,
     },
   );
-  const count = async () => (await listEvents(store!.db, { after: 0, limit: 10 })).length;
+  const count = async () => (await listEvents(store!.db, store!.caps, { after: 0, limit: 10 })).length;
   const deadline = Date.now() + 5_000;
   while ((await count()) > 0 && Date.now() < deadline) await delay(10);
   assert.equal(await count(), 0, 'the first round pruned the old event');

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createLogger } from '../../src/logger.ts';
 import { createWebhook } from '../../src/services/webhooks.ts';
-import { listEvents } from '../../src/storage/events-repo.ts';
+import { listEvents } from '../../src/storage/events-list.ts';
 import { createDeliverer } from '../../src/webhooks/create-deliverer.ts';
 import { trackerWorld, type TrackerWorld } from '../helpers/tracker.ts';
 import { startReceiver, verifySignature } from '../webhooks/receiver.ts';
@@ -12,7 +12,11 @@ import { startReceiver, verifySignature } from '../webhooks/receiver.ts';
 const HOUR = 3_600_000;
 
 async function eventsOf(w: TrackerWorld, type?: string) {
-  const all = await listEvents(w.store.db, { after: 0, limit: 1_000, ...(type ? { types: [type] } : {}) });
+  const all = await listEvents(w.store.db, w.store.caps, {
+    after: 0,
+    limit: 1_000,
+    ...(type ? { types: [type] } : {}),
+  });
   return all;
 }
 

@@ -16,6 +16,7 @@ const SAMPLES: Record<string, Sample> = {
   'GET /api/me': () => ({ method: 'GET', url: '/api/me' }),
   'GET /api/': () => ({ method: 'GET', url: '/api/?username=jack' }),
   'GET /api/accounts/:platform/:username': () => ({ method: 'GET', url: '/api/accounts/x/jack' }),
+  'GET /api/accounts/count': () => ({ method: 'GET', url: '/api/accounts/count?status=pending' }),
   'GET /api/accounts/:platform/:username/history': () => ({
     method: 'GET',
     url: '/api/accounts/x/jack/history?format=csv',

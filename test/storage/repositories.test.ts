@@ -4,7 +4,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
 import type { ImportRow } from '../../src/domain/csv-import.ts';
-import { findAccount, listAccounts, updateAccount, untrackAccount } from '../../src/storage/accounts-repo.ts';
+import { CountChanges } from '../../src/storage/account-counts-repo.ts';
+import { syncTagRows } from '../../src/storage/account-tags-repo.ts';
+import { listAccounts } from '../../src/storage/accounts-list.ts';
+import { findAccount, updateAccount, untrackAccount } from '../../src/storage/accounts-repo.ts';
 import {
   authFailures,
   countHits,
@@ -16,7 +19,8 @@ import {
 import { countActiveAdminKeys, findApiKeyByHash, insertApiKey, revokeApiKey } from '../../src/storage/api-keys-repo.ts';
 import type { DialectCapabilities } from '../../src/storage/dialects/capabilities.ts';
 import { openSqlite, sqliteCapabilities } from '../../src/storage/dialects/sqlite.ts';
-import { listImports, writeImport as writeInTransaction, type ImportMeta } from '../../src/storage/imports-repo.ts';
+import { listImports } from '../../src/storage/imports-list.ts';
+import { writeImport as writeInTransaction, type ImportMeta } from '../../src/storage/imports-repo.ts';
 import type { Database } from '../../src/storage/schema.ts';
 import { openStore, type Store } from '../../src/storage/store.ts';
 import { dialectName, freshStoreUrl, testStoreOptions, type TestStoreUrl } from '../helpers/store-url.ts';
@@ -71,7 +75,7 @@ describe(`repositories on ${dialectName}`, () => {
     });
     assert.deepEqual(first, { inserted: 2_500, reactivated: 0, alreadyTracked: 0 });
     assert.equal(progress, 2_500);
-    assert.ok(await untrackAccount(store.db, { platform: 'x', key: 'repo7' }, false, 2_000));
+    assert.ok(await untrackAccount(store.db, store.caps, { platform: 'x', key: 'repo7' }, false, 2_000));
     const second = await writeImport(
       store.db,
       store.caps,
@@ -133,31 +137,48 @@ describe(`repositories on ${dialectName}`, () => {
     );
     await store.db.updateTable('accounts').set({ followers: 50 }).where('username_key', '=', 'tagged2').execute();
     await store.db.updateTable('accounts').set({ followers: 10 }).where('username_key', '=', 'tagged1').execute();
-    const vip = await listAccounts(store.reader, store.caps, { sort: 'username', limit: 10, tag: 'vip' });
+    // What the tracker's write does after its update: the tag rows take the new sort values.
+    const tagged = await store.db
+      .selectFrom('accounts')
+      .select('id')
+      .where('username_key', 'like', 'tagged%')
+      .execute();
+    await syncTagRows(
+      store.db,
+      store.caps,
+      tagged.map((a) => a.id),
+      new CountChanges(),
+    );
+    const vip = await listAccounts(store.reader, store.caps, { tag: 'vip' }, { sort: 'username', limit: 10 });
     assert.deepEqual(
       vip.accounts.map((a) => a.username),
       ['tagged1'],
     );
-    const press = await listAccounts(store.reader, store.caps, { sort: '-followers', limit: 1, tag: 'press' });
+    const press = await listAccounts(store.reader, store.caps, { tag: 'press' }, { sort: '-followers', limit: 1 });
     assert.deepEqual(
       press.accounts.map((a) => a.username),
       ['tagged2'],
     );
     assert.ok(press.more && press.last);
-    const next = await listAccounts(store.reader, store.caps, {
-      sort: '-followers',
-      limit: 1,
-      tag: 'press',
-      after: press.last,
-    });
+    const next = await listAccounts(
+      store.reader,
+      store.caps,
+      { tag: 'press' },
+      { sort: '-followers', limit: 1, after: press.last },
+    );
     assert.deepEqual(
       next.accounts.map((a) => a.username),
       ['tagged1'],
     );
     assert.equal(next.more, false);
-    const prefix = await listAccounts(store.reader, store.caps, { sort: 'username', limit: 5, prefix: 'repo1_' });
+    const prefix = await listAccounts(store.reader, store.caps, { prefix: 'repo1_' }, { sort: 'username', limit: 5 });
     assert.deepEqual(prefix.accounts, [], '_ is literal in a prefix, not a wildcard');
-    const bluesky = await listAccounts(store.reader, store.caps, { sort: 'username', limit: 5, platform: 'bluesky' });
+    const bluesky = await listAccounts(
+      store.reader,
+      store.caps,
+      { platform: 'bluesky' },
+      { sort: 'username', limit: 5 },
+    );
     assert.deepEqual(
       bluesky.accounts.map((a) => a.username),
       ['b.bsky.social'],
@@ -165,17 +186,27 @@ describe(`repositories on ${dialectName}`, () => {
   });
 
   it('pauses and resumes through updateAccount', async () => {
-    const paused = await updateAccount(store.db, { platform: 'x', key: 'tagged1' }, { paused: true }, 5_000);
+    const paused = await updateAccount(
+      store.db,
+      store.caps,
+      { platform: 'x', key: 'tagged1' },
+      { paused: true },
+      5_000,
+    );
     assert.equal(paused?.status, 'paused');
     const resumed = await updateAccount(
       store.db,
+      store.caps,
       { platform: 'x', key: 'tagged1' },
       { paused: false, note: 'hello' },
       6_000,
     );
     assert.equal(resumed?.status, 'pending');
     assert.equal(resumed?.note, 'hello');
-    assert.equal(await updateAccount(store.db, { platform: 'x', key: 'nobody' }, { paused: true }, 6_000), null);
+    assert.equal(
+      await updateAccount(store.db, store.caps, { platform: 'x', key: 'nobody' }, { paused: true }, 6_000),
+      null,
+    );
   });
 
   it('stores keys by hash and counts active admins', async () => {

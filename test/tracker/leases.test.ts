@@ -30,6 +30,7 @@ test('a stale claim loses its write to the claim that took over; shutdown releas
     status: 'active' as const,
     nextCheckAt: w.clock.now() + 3_600_000,
     claimedDueAt: second[0]!.dueAt,
+    claimedStatus: second[0]!.status,
     consecutiveFailures: 0,
     lastError: null,
   };

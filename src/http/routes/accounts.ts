@@ -7,12 +7,22 @@ import { PLAIN_TEXT_PATTERN } from '../../domain/text.ts';
 import { PerchError } from '../../domain/errors.ts';
 import { accountRef } from '../../services/account-refs.ts';
 import type { Account } from '../../domain/account.ts';
-import { getAccountAnswer, getAccounts, listAccountPage } from '../../services/accounts.ts';
+import { countMatchingAccounts, getAccountAnswer, getAccounts, listAccountPage } from '../../services/accounts.ts';
 import type { ServiceDeps } from '../../services/context.ts';
 import { AccountSchema, PlatformSchema, literals, nullable, problems } from '../schemas.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 
 const MAX_BATCH = 100;
+
+/** The list's filters, the same on the page and on its count. */
+const Filters = {
+  platform: Type.Optional(PlatformSchema),
+  status: Type.Optional(literals(ACCOUNT_STATUSES)),
+  tag: Type.Optional(Type.String({ pattern: TAG_PATTERN.source, description: 'Accounts with this tag.' })),
+  q: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 253, pattern: PLAIN_TEXT_PATTERN, description: 'Username prefix.' }),
+  ),
+};
 
 const Query = Type.Object(
   {
@@ -22,12 +32,7 @@ const Query = Type.Object(
     usernames: Type.Optional(
       Type.String({ minLength: 1, maxLength: 30_000, description: `Up to ${MAX_BATCH} usernames, comma-separated.` }),
     ),
-    platform: Type.Optional(PlatformSchema),
-    status: Type.Optional(literals(ACCOUNT_STATUSES)),
-    tag: Type.Optional(Type.String({ pattern: TAG_PATTERN.source })),
-    q: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 253, pattern: PLAIN_TEXT_PATTERN, description: 'Username prefix.' }),
-    ),
+    ...Filters,
     sort: Type.Optional(literals(ACCOUNT_SORTS)),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
     cursor: Type.Optional(Type.String({ maxLength: 1_000 })),
@@ -74,7 +79,7 @@ export default async function accountRoutes(root: FastifyInstance, { accounts }:
       description: [
         '`?username=NAME[&platform=x]`: one account record; 404 if it is not tracked.',
         `\`?usernames=a,b,c\` (at most ${MAX_BATCH}): \`{ data, missing }\`.`,
-        'Otherwise a page `{ data, nextCursor }`, filtered by `status`, `platform`, `tag` and `q` (username prefix), sorted by `sort` (`username`, `-followers`, `-followersChange7d`, `-lastCheckedAt`), `limit` 1-500 (50). Pass `nextCursor` back as `cursor`; pages stay stable while accounts are added. A page filtered by `status`, `tag` or `q` examines at most 5,000 accounts, so it may hold fewer than `limit` (even none) while `nextCursor` is set: follow it to go on.',
+        'Otherwise a page `{ data, nextCursor }`, filtered by `status`, `platform`, `tag` and `q` (username prefix), alone or together, sorted by `sort` (`username`, `-followers`, `-followersChange7d`, `-lastCheckedAt`), `limit` 1-500 (50). Pass `nextCursor` back as `cursor`; pages stay stable while accounts are added. A page holds `limit` accounts unless it is the last: `nextCursor` is null exactly when nothing more matches, so an empty page means there is nothing (more). `GET /api/accounts/count` counts the same filters.',
       ].join('\n\n'),
       tags: ['accounts'],
       querystring: Query,
@@ -109,17 +114,28 @@ export default async function accountRoutes(root: FastifyInstance, { accounts }:
         const [value, id] = decodeCursor(query.cursor, sort, [sort === 'username' ? 'text' : 'int', 'int'] as const);
         after = [value, id];
       }
-      const page = await listAccountPage(accounts, {
-        sort,
-        limit,
-        ...(query.status ? { status: query.status } : {}),
-        ...(query.platform ? { platform: query.platform } : {}),
-        ...(query.tag !== undefined ? { tag: query.tag } : {}),
-        ...(query.q !== undefined ? { q: query.q } : {}),
-        ...(after ? { after } : {}),
-      });
+      const page = await listAccountPage(accounts, query, { sort, limit, after });
       return { data: page.data, nextCursor: page.more && page.last ? encodeCursor([sort, ...page.last]) : null };
     },
+  });
+
+  app.get('/api/accounts/count', {
+    config: { access: 'app' },
+    schema: {
+      summary: 'Count matching accounts',
+      description:
+        'How many tracked accounts match `status`, `platform`, `tag` and `q` (username prefix), the filters of `GET /api/`, exactly. Without `q` it is read from counts kept with every change (at most 14 rows, whatever the number of accounts); with `q` the matches are counted in the username index, one entry each (a one-letter prefix over a million names counts every name it matches).',
+      tags: ['accounts'],
+      querystring: Type.Object(Filters, { additionalProperties: false }),
+      response: {
+        200: Type.Object(
+          { count: Type.Integer({ minimum: 0, description: 'Tracked accounts matching the filters.' }) },
+          { examples: [{ count: 1_180 }] },
+        ),
+        ...problems(400, 401, 429),
+      },
+    },
+    handler: async (request) => ({ count: await countMatchingAccounts(accounts, request.query) }),
   });
 
   app.get('/api/accounts/:platform/:username', {

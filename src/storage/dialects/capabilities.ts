@@ -1,18 +1,40 @@
 // What differs between the SQL dialects, as data and small SQL fragments. Repositories ask this
 // object instead of testing the dialect's name, so every difference is listed here.
-import type { Expression, Kysely, RawBuilder, SqlBool } from 'kysely';
+import type { Expression, Kysely, RawBuilder } from 'kysely';
 import type { Database } from '../schema.ts';
 
 export interface DialectCapabilities {
   readonly name: 'sqlite' | 'postgres';
   /** Column type and constraint for an auto-numbered primary key (used by migrations). */
   readonly autoIdType: 'integer' | 'serial';
-  /** `FOR UPDATE SKIP LOCKED` exists (PostgreSQL); SQLite serialises writers instead. */
+  /**
+   * `FOR UPDATE SKIP LOCKED` (and so plain `FOR UPDATE`) exists (PostgreSQL); SQLite serialises
+   * writers instead, so a read inside a write transaction is already the current row.
+   */
   readonly skipLocked: boolean;
   /** Bound parameters one statement may carry; chunked writes stay under it. */
   readonly maxParameters: number;
-  /** True when the JSON array in `column` holds `tag`. */
-  jsonArrayContains(column: Expression<string>, tag: string): RawBuilder<SqlBool>;
+  /**
+   * A `from` item joined to the rows before it: the elements of the JSON array of strings in
+   * `column`, one row each, as `<alias>.value` (the tag rows are made from the stored tags so).
+   */
+  jsonArrayElements(column: Expression<string>, alias: string): RawBuilder<unknown>;
+  /**
+   * Names the index a list query's order comes from (SQLite: `INDEXED BY`, an error at prepare
+   * time if that index cannot serve the query, never a silent scan). Without statistics SQLite's
+   * planner takes the unique (platform, username_key) index for a prefix range with ORDER BY and
+   * LIMIT and filters the status row by row. PostgreSQL has no such clause and needs none: its
+   * plans of the same queries are asserted in test/storage/filter-plan.test.ts.
+   */
+  indexedBy(index: string): RawBuilder<unknown>;
+  /**
+   * Whether each arm of a union of ordered index ranges takes the page's LIMIT itself
+   * (storage/list-arms.ts). PostgreSQL (15) merges the arms' ordered scans (Merge Append) only
+   * when each is limited; unlimited, without statistics, it appends them and sorts all they match.
+   * SQLite merges the arms of a compound SELECT as their indexes deliver them and stops at the
+   * compound's LIMIT; a limited arm would be a subquery whose rows it reads whole and sorts again.
+   */
+  readonly limitEachArm: boolean;
   /** Collation that orders text by bytes, as SQLite does, so both dialects sort names alike. */
   readonly bytewiseCollation: string;
   /**

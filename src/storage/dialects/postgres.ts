@@ -25,7 +25,10 @@ export const postgresCapabilities: DialectCapabilities = {
         ok: boolean;
       }>`select pg_try_advisory_xact_lock(hashtext(current_schema()), ${LOCKS[topic]}) as ok`.execute(trx)
     ).rows[0]?.ok === true,
-  jsonArrayContains: (column, tag) => sql<boolean>`(${column})::jsonb ? ${tag}`,
+  jsonArrayElements: (column, alias) =>
+    sql`cross join lateral jsonb_array_elements_text((${column})::jsonb) as ${sql.raw(alias)}(value)`,
+  indexedBy: () => sql``,
+  limitEachArm: true,
   isUniqueViolation: (error) => errorCode(error) === '23505',
   isUnavailable: (error) =>
     UNAVAILABLE_CODES.has(errorCode(error)) ||

@@ -21,8 +21,9 @@ export const sqliteCapabilities: DialectCapabilities = {
   serialize: async () => {},
   // One writer connection: a second import queues behind the first without holding anything.
   trySerialize: async () => true,
-  jsonArrayContains: (column, tag) =>
-    sql<boolean>`exists (select 1 from json_each(${column}) where json_each.value = ${tag})`,
+  jsonArrayElements: (column, alias) => sql`, json_each(${column}) as ${sql.raw(alias)}`,
+  indexedBy: (index) => sql.raw(`indexed by ${index}`),
+  limitEachArm: false,
   isUniqueViolation: (error) =>
     errorCode(error).startsWith('SQLITE_CONSTRAINT_PRIMARYKEY') ||
     errorCode(error).startsWith('SQLITE_CONSTRAINT_UNIQUE'),

@@ -7,7 +7,7 @@ import { ACCOUNT_SORTS, ACCOUNT_STATUSES, type Account, type AccountSort } from 
 import { PLATFORMS } from '../../domain/platforms.ts';
 import { decodeCursor, encodeCursor } from '../../http/cursor.ts';
 import { literals } from '../../http/schemas.ts';
-import { listAccountPage } from '../../services/accounts.ts';
+import { countMatchingAccounts, listAccountPage } from '../../services/accounts.ts';
 import type { ServiceDeps } from '../../services/context.ts';
 import type { UiSession } from '../../services/ui-sessions.ts';
 import { OneOfOrAny, Query, Text } from '../forms.ts';
@@ -139,15 +139,16 @@ export function registerAccountsPage(root: FastifyInstance, accounts: ServiceDep
         ? decodeCursor(f.cursor, f.sort, [f.sort === 'username' ? 'text' : 'int', 'int'] as const)
         : undefined;
       // "Any" (the empty string) is no filter.
-      const page = await listAccountPage(accounts, {
-        sort: f.sort,
-        limit: PAGE,
+      const filters = {
         status: f.status || undefined,
         platform: f.platform || undefined,
         tag: f.tag || undefined,
         q: f.q || undefined,
-        after,
-      });
+      };
+      const [page, count] = await Promise.all([
+        listAccountPage(accounts, filters, { sort: f.sort, limit: PAGE, after }),
+        countMatchingAccounts(accounts, filters),
+      ]);
       const base = { q: f.q, platform: f.platform, status: f.status, tag: f.tag, sort: f.sort };
       const keep = Object.fromEntries(Object.entries(base).filter(([, v]) => v !== ''));
       const next =
@@ -158,6 +159,7 @@ export function registerAccountsPage(root: FastifyInstance, accounts: ServiceDep
       const first = f.cursor ? html`<a href="/ui/accounts?${new URLSearchParams(keep).toString()}">First page</a>` : '';
       const body = html`<h1>Accounts</h1>
 ${filterForm(f)}
+<p id="match-count">${count === 1 ? '1 account matches' : `${num(count)} accounts match`}</p>
 ${page.data.length === 0 ? emptyText(session, filtered) : accountsTable(f, page.data)}
 <nav class="pager" aria-label="Pages">
   ${first}

@@ -1,0 +1,42 @@
+// The tag rows of tracked accounts (account_tags): written again from the accounts' stored tags and
+// columns by every writer of those, in its own transaction, with what that changes in the counts.
+import { sql, type Kysely } from 'kysely';
+import type { CountChanges } from './account-counts-repo.ts';
+import type { DialectCapabilities } from './dialects/capabilities.ts';
+import type { Database } from './schema.ts';
+
+type Db = Kysely<Database>;
+
+/** Ids per statement, well under every dialect's parameter limit. */
+const CHUNK = 1_000;
+
+/**
+ * Rewrites the tag rows of `ids` from the accounts as they are now in this transaction: none for
+ * an untracked or deleted account, one per tag otherwise, with its platform, status, username and
+ * sort values. The rows removed and added go into `changes`. Call it after the accounts' own
+ * update, which holds their rows: on PostgreSQL two writers of one account then take turns here.
+ */
+export async function syncTagRows(
+  db: Db,
+  caps: DialectCapabilities,
+  ids: readonly number[],
+  changes: CountChanges,
+): Promise<void> {
+  for (let at = 0; at < ids.length; at += CHUNK) {
+    const chunk = ids.slice(at, at + CHUNK);
+    const removed = await db
+      .deleteFrom('account_tags')
+      .where('account_id', 'in', chunk)
+      .returning(['tag', 'platform', 'status'])
+      .execute();
+    for (const row of removed) changes.add(row.tag, row.platform, row.status, -1);
+    const added = await sql<{ tag: string; platform: string; status: string }>`
+      insert into account_tags (account_id, tag, platform, status, username_key, sort_followers, sort_growth, sort_checked)
+      select distinct a.id, j.value, a.platform, a.status, a.username_key, coalesce(a.followers, -1),
+        coalesce(a.followers_change_7d, -9007199254740991), coalesce(a.last_checked_at, 0)
+      from accounts a ${caps.jsonArrayElements(sql.ref('a.tags'), 'j')}
+      where a.id in (${sql.join(chunk)}) and a.untracked_at is null and a.tags <> '[]'
+      returning tag, platform, status`.execute(db);
+    for (const row of added.rows) changes.add(row.tag, row.platform, row.status, 1);
+  }
+}
