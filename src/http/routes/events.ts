@@ -54,7 +54,7 @@ export default async function eventRoutes(root: FastifyInstance, deps: { store: 
     schema: {
       summary: 'Events, oldest first',
       description:
-        'What changed: account.checked_first, account.status_changed, account.renamed, account.followers_milestone, account.followers_spike, import.completed, webhook.test (each `data` is the `Event.<type>` schema). Without `after` the page starts at the oldest event kept (EVENT_RETENTION). Pass `nextCursor` back as `after` to poll: you get only newer events, none twice and none skipped, however many processes write them. `nextCursor` is never null: with nothing new it is the cursor you sent.',
+        'What changed: account.checked_first, account.status_changed, account.renamed, account.followers_milestone, account.followers_spike, import.completed, webhook.test (each `data` is the `Event.<type>` schema). Without `after` the page starts at the oldest event kept (EVENT_RETENTION). Pass `nextCursor` back as `after` to poll: you get only newer events, none twice and none skipped, however many processes write them. `nextCursor` is never null: with nothing new it is the cursor you sent. `type`, `platform` and `username` filter alone or together, read from indexes: a page holds `limit` events unless nothing newer matches.',
       tags: ['events'],
       querystring: Type.Object(
         {
