@@ -2,6 +2,8 @@
 import { open } from 'node:fs/promises';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
+import { recountAccounts } from '../../src/storage/account-counts-repo.ts';
+import { rebuildTagRows } from '../../src/storage/account-tags-repo.ts';
 import { openStore } from '../../src/storage/store.ts';
 
 /** `user0000001` … `user1000000`: valid X names (letters and digits, 11 characters), already lower-case. */
@@ -128,10 +130,24 @@ export function checkedVariants(now: number): CheckedColumns[] {
   return Array.from({ length: 1_000 }, (_, v) => checkedColumns(v + 1, now));
 }
 
+/** What perch's writers keep beside the accounts (tag rows, counts), made again after a raw fill. */
+export async function indexTagsAndCounts(dbPath: string): Promise<void> {
+  const store = await openStore(`file:${dbPath}`);
+  try {
+    await store.db.transaction().execute(async (trx) => {
+      await rebuildTagRows(trx, store.caps);
+      await recountAccounts(trx);
+    });
+  } finally {
+    await store.close();
+  }
+}
+
 /**
  * Creates the store at `dbPath` through perch's own migrations, then inserts `count` checked X
  * accounts with one raw prepared statement in one transaction (no journal while filling: the file
- * is thrown away if this fails). The rows are what the tracker would have written.
+ * is thrown away if this fails). The rows are what the tracker would have written; their tag rows
+ * and counts are made after.
  */
 export async function fillCheckedAccounts(dbPath: string, count: number): Promise<void> {
   const store = await openStore(`file:${dbPath}`);
@@ -177,6 +193,7 @@ export async function fillCheckedAccounts(dbPath: string, count: number): Promis
   } finally {
     db.close();
   }
+  await indexTagsAndCounts(dbPath);
   // The fill ran without syncing; flush the 2 GB now, or the kernel's writeback would take CPU
   // away from the measured runs half a minute later.
   const handle = await open(dbPath, 'r+');

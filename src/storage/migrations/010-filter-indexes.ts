@@ -44,19 +44,19 @@ export function filterIndexesSchema(caps: DialectCapabilities): Migration {
       // armsOf: so each query can be served by its own index only).
       const MAX = Number.MAX_SAFE_INTEGER;
       await sql`create index accounts_list_username on accounts (platform, status, username_key, id)
-        where untracked_at is null and username_key >= ''`.execute(db);
+        where untracked_at is null and (username_key >= '') is true`.execute(db);
       for (const [name, value] of [
         ['followers', FOLLOWERS],
         ['growth', GROWTH],
         ['checked', CHECKED],
       ] as const)
         await sql`create index ${sql.raw(`accounts_list_${name}`)} on accounts (platform, status, (${sql.raw(value)}), id, username_key)
-          where untracked_at is null and ${sql.raw(`${value} <= ${MAX}`)}`.execute(db);
+          where untracked_at is null and ${sql.raw(`(${value} <= ${MAX}) is true`)}`.execute(db);
       await sql`create index account_tags_username on account_tags (tag, platform, status, username_key, account_id)
-        where username_key >= ''`.execute(db);
+        where (username_key >= '') is true`.execute(db);
       for (const name of ['followers', 'growth', 'checked'])
         await sql`create index ${sql.raw(`account_tags_${name}`)} on account_tags (tag, platform, status, ${sql.raw(`sort_${name}`)}, account_id, username_key)
-          where ${sql.raw(`sort_${name} <= ${MAX}`)}`.execute(db);
+          where ${sql.raw(`(sort_${name} <= ${MAX}) is true`)}`.execute(db);
       // Replaced by the ones above (accounts_by_status served the grouped counts, now kept in account_counts).
       for (const name of [
         'accounts_username_key',
