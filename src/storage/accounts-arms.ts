@@ -72,7 +72,7 @@ export function orderOf(filter: AccountFilter, sort: AccountSort): ArmOrder {
 }
 
 /** The username range of a prefix: from the prefix up to (not including) its last character's successor. */
-function prefixRange(prefix: string) {
+function prefixRange(prefix: string, after?: string) {
   const points = [...prefix];
   let end: string | null = null;
   while (points.length > 0) {
@@ -82,13 +82,16 @@ function prefixRange(prefix: string) {
       break;
     }
   }
-  const from = sql`username_key >= ${prefix}`;
-  return end === null ? [from] : [from, sql`username_key < ${end}`];
+  // A later page's position is already past the prefix's start: a second lower bound on the name
+  // would let SQLite start the range at the prefix and walk every name before the position.
+  const past = after !== undefined && Buffer.compare(Buffer.from(after), Buffer.from(prefix)) >= 0;
+  const bounds = past ? [] : [sql`username_key >= ${prefix}`];
+  return end === null ? bounds : [...bounds, sql`username_key < ${end}`];
 }
 
-/** The arms, read from the username index, limited to a prefix's range of names. */
-export const withPrefix = (arms: readonly Arm[], prefix: string | undefined) =>
-  prefix ? withConditions(arms, prefixRange(prefix)) : [...arms];
+/** The arms, read from the username index, limited to a prefix's range of names (after the name `after`, if given). */
+export const withPrefix = (arms: readonly Arm[], prefix: string | undefined, after?: string) =>
+  prefix ? withConditions(arms, prefixRange(prefix, after)) : [...arms];
 
 /**
  * The arms, read in another sort's index, keeping a prefix's names only: checked on the name the

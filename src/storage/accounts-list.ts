@@ -59,7 +59,10 @@ export function sortedKeys(
   to?: Position,
 ): ((want: number) => KeyQuery)[] {
   const order = orderOf(filter, sort);
-  const arms = (sort === 'username' ? withPrefix : keepingPrefix)(armsOf(caps, filter, sort), filter.prefix);
+  const arms =
+    sort === 'username'
+      ? withPrefix(armsOf(caps, filter, sort), filter.prefix, typeof after?.[0] === 'string' ? after[0] : undefined)
+      : keepingPrefix(armsOf(caps, filter, sort), filter.prefix);
   return keySegments(order, after, to).map(
     (segment) => (want: number) => firstOfArms(caps, order, withConditions(arms, segment.where), want, segment.tie),
   );

@@ -19,7 +19,7 @@ import { sessionOf } from '../session.ts';
 import { readSpend, type SpendSummary } from '../../services/spend.ts';
 import { spendTables } from './overview-spend.ts';
 
-/** Grouped counts over a million accounts take a while: they are reused for this long, at least. */
+/** The counts (accounts from the kept counts, the tracker's due accounts, spend) are reused for this long, at least. */
 const COUNTS_TTL_MS = 5_000;
 
 interface Counts {
