@@ -16,12 +16,15 @@ type Db = Kysely<Database>;
 export interface EventQuery {
   after: number;
   limit: number;
+  /** The newest `limit` events after `after` (still returned oldest first), for pages that show the latest. */
+  newest?: boolean | undefined;
   types?: readonly string[] | undefined;
   platform?: string | undefined;
   usernameKey?: string | undefined;
 }
 
 const SEQ_ORDER: ArmOrder = { value: sql`seq`, direction: 'asc' };
+const SEQ_NEWEST: ArmOrder = { value: sql`seq`, direction: 'desc' };
 
 /**
  * One arm per platform and type the filter allows, from the index that leads with the filtered
@@ -63,7 +66,7 @@ const filtered = (query: EventQuery) =>
 /** The positions of a filtered page, from the filter's index (exported so that a test can read its plan). */
 export function filteredEventSeqs(caps: DialectCapabilities, query: EventQuery) {
   const arms = eventArms(caps, query).map((arm) => ({ ...arm, where: [...arm.where, sql`seq > ${query.after}`] }));
-  return firstOfArms(caps, SEQ_ORDER, arms, query.limit);
+  return firstOfArms(caps, query.newest ? SEQ_NEWEST : SEQ_ORDER, arms, query.limit);
 }
 
 /** A page of events after `after`, oldest first. */
@@ -78,7 +81,16 @@ export async function listEvents(db: Db, caps: DialectCapabilities, query: Event
       page.rows.map((r) => Number(r.id)),
     );
   } else {
-    select = select.where('seq', '>', query.after).limit(query.limit);
+    select = query.newest
+      ? select.where('seq', 'in', (eb) =>
+          eb
+            .selectFrom('events')
+            .select('seq')
+            .where('seq', '>', query.after)
+            .orderBy('seq', 'desc')
+            .limit(query.limit),
+        )
+      : select.where('seq', '>', query.after).limit(query.limit);
   }
   const rows = await select.orderBy('seq').execute();
   return rows.map((row) => ({

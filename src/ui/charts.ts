@@ -18,7 +18,12 @@ export interface TimeChart {
   series: Series[];
   /** `percent`: each series as % change from its first point. */
   mode: 'absolute' | 'percent';
+  /** The time axis, epoch seconds: the chosen window, whatever the points cover. */
+  window: { from: number; to: number };
 }
+
+/** Below this many points a line says little: the chart says so in words. */
+const FEW_POINTS = 2;
 
 const day = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
 
@@ -47,12 +52,24 @@ ${daily(s).map(dayRow)}
 </tbody>
 </table>`;
 
+function fewPoints(chart: TimeChart): Html {
+  const most = Math.max(0, ...chart.series.map((s) => s.times.length));
+  if (most >= FEW_POINTS) return html``;
+  const said =
+    most === 0
+      ? 'No checks in this window yet: the chart fills in as perch checks the account.'
+      : 'Only one check in this window so far: a line needs at least two, so the chart shows a single point.';
+  return html`<p class="hint few-points" role="note">${said}</p>`;
+}
+
 export function timeChart(chart: TimeChart): Html {
   const points = chart.series.reduce((sum, s) => sum + s.times.length, 0);
+  const { from, to } = chart.window;
   return html`<figure class="chart">
-<div id="${chart.id}" class="chart-area" role="img" aria-label="${chart.label}" data-chart="${chart.id}-data" data-mode="${chart.mode}" data-points="0"></div>
+${fewPoints(chart)}
+<div id="${chart.id}" class="chart-area" role="img" aria-label="${chart.label}" data-chart="${chart.id}-data" data-mode="${chart.mode}" data-from="${from}" data-to="${to}" data-points="0"></div>
 <figcaption>${chart.label}</figcaption>
-${jsonData(`${chart.id}-data`, { series: chart.series, total: points })}
+${jsonData(`${chart.id}-data`, { series: chart.series, total: points, window: chart.window })}
 <details class="alt">
 <summary>The numbers as a table</summary>
 <div class="table-wrap">
@@ -62,7 +79,7 @@ ${chart.series.map(dailyTable)}
 </figure>`;
 }
 
-/** Bars for a short list of counts (posts per UTC hour), as SVG with a table beside it. */
+/** Bars for a short list of counts (posts per UTC hour), as SVG with every third label under it and a table beside it. */
 export function barChart(id: string, label: string, labels: string[], values: number[]): Html {
   const max = Math.max(1, ...values);
   const width = 24 * Math.max(1, labels.length);
@@ -76,6 +93,9 @@ export function barChart(id: string, label: string, labels: string[], values: nu
 <svg id="${id}" role="img" aria-label="${label}" viewBox="0 0 ${width} 100" preserveAspectRatio="none" class="bar-svg">
 ${values.map(bar)}
 </svg>
+<div class="bar-labels" aria-hidden="true">
+  ${labels.map((l, i) => html`<span>${i % 3 === 0 ? l : ''}</span>`)}
+</div>
 <figcaption>${label}</figcaption>
 <details class="alt">
 <summary>As a table</summary>

@@ -1,4 +1,5 @@
 // How numbers, dates and statuses read on the dashboard.
+import { dollars } from '../domain/figures-text.ts';
 import { html, type Html } from './html.ts';
 
 const integer = new Intl.NumberFormat('en', { maximumFractionDigits: 0 });
@@ -12,8 +13,8 @@ export function num(value: number | null | undefined): string {
       : decimal.format(value);
 }
 
-/** Dollars, to the cent. */
-export const usd = (n: number) => `$${n.toLocaleString('en', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+/** Dollars, at least to the cent and with the decimals the amount has ($0.005 per post stays $0.005). */
+export const usd = dollars;
 
 export function signed(value: number | null | undefined): string {
   if (value === null || value === undefined) return '—';

@@ -138,7 +138,7 @@ test('the dashboard in Chromium', { skip: skipReason() ?? false, timeout: 120_00
       await page.getByText('The numbers as a table').click();
       assert.ok(await page.getByRole('cell', { name: '1,030' }).first().isVisible());
       await page.getByRole('img', { name: /Own posts per UTC hour/ }).waitFor();
-      await page.locator('ol.top li', { hasText: '#perch' }).waitFor();
+      await page.locator('ol.ranked li', { hasText: '#perch' }).waitFor();
       await screenshot(page, 'account');
       await page.getByRole('button', { name: 'Pause' }).click();
       await page.getByText('Tracking is paused.').waitFor();

@@ -1,7 +1,7 @@
 // The event log's filters on both stores, against a log of 6,000 events: each filter (type,
 // platform, username) alone and combined answers what a walk of the whole log answers, a rare
 // event at the far end on the first page; a filter matching nothing answers an empty page;
-// paging a filter visits every match once, in order, while events are added between pages.
+// the newest page of a filter holds its last matches; paging a filter visits every match once, in order, while events are added between pages.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { EventType, NewEvent } from '../../src/domain/events.ts';
@@ -69,6 +69,13 @@ test('filtered event pages come from the indexes and end only at the end', { tim
     assert.deepEqual(await page(filter, 10, Number(middle)), expected(filter, Number(middle)).slice(0, 10), label);
   }
   assert.equal((await page({ types: ['account.status_changed'] }, 10)).length, 1, 'the rare one, at the far end');
+
+  // The newest page (the dashboard's latest events): the last matches, still oldest first.
+  const newest = async (q: Omit<EventQuery, 'after' | 'limit'>, limit: number) =>
+    (await listEvents(store!.reader, store!.caps, { ...q, after: 0, limit, newest: true })).map((e) => e.seq);
+  for (const filter of [{}, ...filters]) {
+    assert.deepEqual(await newest(filter, 10), expected(filter).slice(-10), `newest ${JSON.stringify(filter)}`);
+  }
 
   const filter = { types: ['account.checked_first'], platform: 'x' };
   const before = expected(filter);

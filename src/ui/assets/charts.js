@@ -10,9 +10,13 @@
   };
 
   function draw(el) {
+    const shown = (u) => {
+      el.dataset.xMin = String(u.scales.x.min);
+      el.dataset.xMax = String(u.scales.x.max);
+    };
     const source = document.getElementById(el.dataset.chart);
     if (!source || typeof uPlot === 'undefined') return;
-    const { series } = JSON.parse(source.textContent);
+    const { series, window: span } = JSON.parse(source.textContent);
     const percent = el.dataset.mode === 'percent';
     const tables = series.map((s) => {
       const base = s.values[0] || 1;
@@ -29,6 +33,8 @@
           stroke: color(i),
           width: 2,
           spanGaps: true,
+          // A lone point has no line: draw the points whenever they are few.
+          points: { show: s.times.length < 30, size: 7 },
           value: (_u, v) => (v == null ? '—' : percent ? `${v} %` : v.toLocaleString('en')),
         })),
       ],
@@ -36,7 +42,10 @@
         axis,
         { ...axis, size: 60, values: (_u, ticks) => ticks.map((v) => (percent ? `${v} %` : v.toLocaleString('en'))) },
       ],
-      scales: { x: { time: true } },
+      // The chosen window, not the span of the points (one point would stretch the axis over years).
+      scales: { x: { time: true, range: () => [span.from, span.to] } },
+      // The drawn x-range, for tests and for anyone inspecting the page.
+      hooks: { ready: [(u) => shown(u)], setScale: [(u, key) => key === 'x' && shown(u)] },
     };
     el.textContent = '';
     const plot = new uPlot(opts, data, el);

@@ -1,5 +1,5 @@
 // Follows the event log on the Events page: asks for what came after the newest row every 2 s
-// and puts new rows at the top (the table is aria-live, so screen readers hear them).
+// (of the page's filter) and puts new rows at the top (the table is aria-live, so screen readers hear them).
 'use strict';
 (() => {
   const table = document.getElementById('events');
@@ -11,7 +11,8 @@
     if (waiting || document.hidden) return;
     waiting = true;
     try {
-      const response = await fetch(`/ui/events/feed?after=${encodeURIComponent(after)}`, {
+      const filter = table.dataset.filter ? `&${table.dataset.filter}` : '';
+      const response = await fetch(`/ui/events/feed?after=${encodeURIComponent(after)}${filter}`, {
         headers: { accept: 'application/json' },
         credentials: 'same-origin',
       });

@@ -15,7 +15,7 @@ const percent = (share: number | null) => (share === null ? '—' : `${num(share
 const list = <T>(items: T[], show: (item: T) => Html, empty: string) =>
   items.length === 0
     ? html`<p class="hint">${empty}</p>`
-    : html`<ol class="top">
+    : html`<ol class="ranked">
   ${items.map((i) => html`<li>${show(i)}</li>`)}
 </ol>`;
 
@@ -50,15 +50,15 @@ ${barChart('activity-chart', activity, hours, a.activity.activeHoursUtc)}
 </section>
 <section>
 <h3>Top hashtags</h3>
-${list(c.topHashtags, (t) => html`#${t.tag} <span class="hint">${t.count}</span>`, 'None in 30 days.')}
+${list(c.topHashtags, (t) => html`<span class="name">#${t.tag}</span> <span class="count">${num(t.count)}</span>`, 'None in 30 days.')}
 </section>
 <section>
 <h3>Top mentions</h3>
-${list(c.topMentions, (t) => html`@${t.username} <span class="hint">${t.count}</span>`, 'None in 30 days.')}
+${list(c.topMentions, (t) => html`<span class="name">@${t.username}</span> <span class="count">${num(t.count)}</span>`, 'None in 30 days.')}
 </section>
 <section>
 <h3>Top domains</h3>
-${list(c.topDomains, (t) => html`${t.domain} <span class="hint">${t.count}</span>`, 'None in 30 days.')}
+${list(c.topDomains, (t) => html`<span class="name">${t.domain}</span> <span class="count">${num(t.count)}</span>`, 'None in 30 days.')}
 </section>
 </div>`;
 }

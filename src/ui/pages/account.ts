@@ -23,6 +23,7 @@ import { sessionOf } from '../session.ts';
 import { accountActions, NOTICES } from './account-actions.ts';
 import { refOf } from './account-ref.ts';
 import { analysisSection, postsSection, profileSection } from './account-sections.ts';
+import { accountTimeline } from './account-timeline.ts';
 
 export const RANGES = { '7d': 7, '30d': 30, '90d': 90, all: null } as const;
 export type Range = keyof typeof RANGES;
@@ -34,6 +35,20 @@ export const CHART_MAX_POINTS = 10_000;
 /** What the range is called in a chart's name. */
 export const rangeText = (range: Range) =>
   range === 'all' ? 'all the history' : `the last ${range.replace('d', ' days')}`;
+
+/**
+ * The span a chart of `range` covers, in epoch seconds: the last 7/30/90 days ending now, or for
+ * "all" from the first sample (a day at least). Never inferred from the points alone: a
+ * single point would otherwise stretch the axis over years.
+ */
+export function chartWindow(range: Range, now: number, series: readonly { times: readonly number[] }[]) {
+  const to = Math.floor(now / 1000);
+  const days = RANGES[range];
+  if (days !== null) return { from: to - days * 86_400, to };
+  const firsts = series.map((s) => s.times[0]).filter((t): t is number => t !== undefined);
+  // At least a day, so a first sample taken a moment ago does not make an axis of no width.
+  return { from: Math.min(to - 86_400, ...firsts), to };
+}
 
 /** Followers over the range, for one account: epoch seconds and values. */
 export async function followerSeries(accounts: ServiceDeps, ref: NamedRef, range: Range, label: string) {
@@ -52,6 +67,7 @@ interface AccountView {
   chart: Html;
   range: Range;
   posts: PostView[];
+  timeline: Html;
   done: string | null;
 }
 
@@ -81,6 +97,10 @@ ${analysisSection(a)}
 <section>
 <h2>Recent posts</h2>
 ${postsSection(view.posts)}
+</section>
+<section>
+<h2>Timeline</h2>
+${view.timeline}
 </section>`;
   return layout({
     title: account.username,
@@ -109,16 +129,18 @@ export function registerAccountPage(
       const ref = refIn(request.params);
       const range = request.query.range ?? '30d';
       const account = await getAccount(accounts, ref);
-      const [series, posts] = await Promise.all([
+      const [series, posts, timeline] = await Promise.all([
         followerSeries(accounts, ref, range, account.username),
         listAccountPosts(accounts, ref, 20),
+        accountTimeline(accounts, account),
       ]);
       const { values } = series;
       const span = values.length ? `, from ${num(values[0])} to ${num(values.at(-1))}` : '';
       const label = `Followers of ${account.username} over ${rangeText(range)}: ${values.length} points${span}`;
-      const chart = timeChart({ id: 'followers-chart', label, series: [series], mode: 'absolute' });
+      const window = chartWindow(range, accounts.clock.now(), [series]);
+      const chart = timeChart({ id: 'followers-chart', label, series: [series], mode: 'absolute', window });
       const done = request.query.done === undefined ? null : (NOTICES[request.query.done] ?? null);
-      const view = { account, chart, range, posts: posts.data, done };
+      const view = { account, chart, range, posts: posts.data, timeline, done };
       return sendPage(reply, accountPage(sessionOf(request), view, remoteImages));
     },
   );

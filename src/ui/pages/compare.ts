@@ -14,7 +14,7 @@ import { Query, Text } from '../forms.ts';
 import { html, type Html } from '../html.ts';
 import { layout, notice, sendPage } from '../layout.ts';
 import { sessionOf } from '../session.ts';
-import { followerSeries, RANGES, RangeSchema, rangeText, type Range } from './account.ts';
+import { chartWindow, followerSeries, RANGES, RangeSchema, rangeText, type Range } from './account.ts';
 
 export const MAX_COMPARED = 5;
 
@@ -89,7 +89,8 @@ export function registerComparePage(root: FastifyInstance, accounts: ServiceDeps
             ),
           );
           const label = `Followers of ${series.map((s) => s.label).join(', ')}${mode === 'percent' ? ' as % change' : ''} over ${rangeText(range)}`;
-          if (series.length > 0) chart = timeChart({ id: 'compare-chart', label, series, mode });
+          const window = chartWindow(range, accounts.clock.now(), series);
+          if (series.length > 0) chart = timeChart({ id: 'compare-chart', label, series, mode, window });
         }
       } catch (thrown) {
         if (!(thrown instanceof PerchError)) throw thrown;
