@@ -21,7 +21,8 @@ const budgetRow = (b: SpendSummary['budgets'][number]) => html`<tr>
 </tr>`;
 
 export function spendTables(spend: SpendSummary): Html {
-  const projected = spend.projectedMonthUsd === null ? '—' : usd(spend.projectedMonthUsd);
+  // A projection is an estimate: to the cent, where the prices and sums keep their decimals.
+  const projected = spend.projectedMonthUsd === null ? '—' : usd(Math.round(spend.projectedMonthUsd * 100) / 100);
   return html`<div class="table-wrap">
 <table id="spend">
 <caption>X spend (Bluesky is free): ${usd(spend.rateCard.userUsd)} per user read, ${usd(spend.rateCard.postUsd)} per post read, once per UTC day</caption>
