@@ -114,7 +114,7 @@ export default async function uiRoutes(app: FastifyInstance, deps: DashboardDeps
   // Every page, with what it uses.
   registerAssets(app);
   registerSignIn(app, services.sessions);
-  registerOverview(app, { store, clock, config, tracker });
+  registerOverview(app, { store, clock, config, tracker, accounts });
   registerAccountsPage(app, accounts);
   registerAccountPage(app, { accounts, remoteImages: config.uiRemoteImages });
   registerAccountActions(app, { accounts, tracker });

@@ -65,8 +65,10 @@ test(
     });
     assert.equal(imported.statusCode, 200);
     await api.tracker?.tick();
-    // One check later: a rename, a suspension and a milestone.
-    api.clock.advance(3_600_000);
+    // A week and an hour later: a rename, a suspension, a milestone and a week's growth.
+    const WEEK_S = 7 * DAY_S + 3_600;
+    api.clock.advance(WEEK_S * 1000);
+    x.updateUser(ada.id, { followers: 150 });
     x.rename(sable.id, 'maple_000123');
     x.suspend(gone.id);
     x.updateUser(sable.id, { followers: 104 });
@@ -100,6 +102,16 @@ test(
       await renamed.getByText('JSON').click();
       await renamed.getByText('"from": "sable_122"').waitFor();
       assert.ok(!(await events.textContent())?.includes('{"account"'));
+      // Top movers over 7 days, as linked sentences, most first.
+      const movers = await page.locator('#movers li').allInnerTexts();
+      assert.deepEqual(
+        movers.map((m) => m.trim()),
+        ['@ada gained 30 followers in 7 days (+25%)', '@maple_000123 gained 14 followers in 7 days (+15.56%)'],
+      );
+      assert.equal(
+        await page.locator('#movers').getByRole('link', { name: '@ada' }).getAttribute('href'),
+        '/ui/accounts/x/ada',
+      );
       // The spend line keeps X's price as it is, not rounded to a cent.
       await page.locator('#spend caption', { hasText: '$0.005 per post read' }).waitFor();
       await screenshot(page, 'overview-sentences');
@@ -137,12 +149,12 @@ test(
           assert.ok(Math.abs(max - now) <= 60, `${range}: x ends ${max - now}s from now`);
           assert.ok(Math.abs(max - min - days * DAY_S) <= 60, `${range}: x spans ${(max - min) / DAY_S} days`);
         }
-        // "all" runs from the first sample (a day at least): not years around one point.
+        // "all" runs from the first sample, a week and an hour ago: not years around one point.
         await page.goto(`${base}/ui/accounts/x/ada?range=all`);
         await page.locator('#followers-chart[data-x-max]').waitFor({ state: 'attached' });
         const chart = page.locator('#followers-chart');
         const span = Number(await chart.getAttribute('data-x-max')) - Number(await chart.getAttribute('data-x-min'));
-        assert.ok(span >= DAY_S - 60 && span <= DAY_S + 60, `all: ${span / DAY_S} days`);
+        assert.ok(Math.abs(span - WEEK_S) <= 60, `all: ${span / DAY_S} days`);
         // Ada was seen twice; an account seen once says so in words.
         assert.equal(await page.locator('.few-points').count(), 0);
         await page.goto(`${base}/ui/accounts/x/newbie?range=30d`);

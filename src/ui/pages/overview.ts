@@ -1,5 +1,5 @@
 // Overview: accounts per status and platform, the tracker per platform (due, rate-limit headroom,
-// daily read budget, last tick), X's spend and budgets, the latest events (following the log like the Events page), and
+// daily read budget, last tick), X's spend and budgets, the top movers, the latest events (following the log like the Events page), and
 // where to start when nothing is tracked yet.
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../clock.ts';
@@ -18,6 +18,8 @@ import { eventsTable, latestEvents } from './events.ts';
 import { sessionOf } from '../session.ts';
 import { readSpend, type SpendSummary } from '../../services/spend.ts';
 import { spendTables } from './overview-spend.ts';
+import { topGainers } from './overview-movers.ts';
+import type { ServiceDeps } from '../../services/context.ts';
 
 /** The counts (accounts from the kept counts, the tracker's due accounts, spend) are reused for this long, at least. */
 const COUNTS_TTL_MS = 5_000;
@@ -115,7 +117,13 @@ function emptySection(session: UiSession): Html {
 
 export function registerOverview(
   app: FastifyInstance,
-  { store, clock, config, tracker }: { store: Store; clock: Clock; config: Config; tracker: TrackerView | null },
+  {
+    store,
+    clock,
+    config,
+    tracker,
+    accounts,
+  }: { store: Store; clock: Clock; config: Config; tracker: TrackerView | null; accounts: ServiceDeps },
 ): void {
   // Stale while revalidating: past its age the last counts are shown while new ones are read in
   // the background, so only the first Overview after a start waits for the grouped count.
@@ -136,7 +144,11 @@ export function registerOverview(
 
   app.get('/ui/', { config: { access: 'public', ui: 'app' } }, async (request, reply) => {
     const session = sessionOf(request);
-    const [counts, latest] = await Promise.all([countsCache.get(), latestEvents(store, 10)]);
+    const [counts, latest, movers] = await Promise.all([
+      countsCache.get(),
+      latestEvents(store, 10),
+      topGainers(accounts),
+    ]);
     const total = counts.byStatus.reduce((sum, r) => sum + r.n, 0);
     const body = html`<h1>Overview</h1>
 ${total === 0 ? emptySection(session) : ''}
@@ -152,6 +164,10 @@ ${trackerTable(tracker, counts.tracker)}
 <section>
 <h2>Spend</h2>
 ${spendTables(counts.spend)}
+</section>
+<section>
+<h2>Top movers</h2>
+${movers}
 </section>
 <section>
 <h2>Latest events</h2>
