@@ -259,5 +259,15 @@ describe('dashboard sessions', () => {
       (await test.app.inject({ method: 'GET', url: '/ui/events', headers: { cookie: reader.cookie } })).statusCode,
       200,
     );
+    // A filter the page does not know is a 400 that names the field, never a 500.
+    for (const query of ['type=nope', 'platform=myspace', `username=${'a'.repeat(101)}`, 'colour=red']) {
+      const bad = await test.app.inject({
+        method: 'GET',
+        url: `/ui/events?${query}`,
+        headers: { cookie: reader.cookie, accept: 'application/json' },
+      });
+      assert.equal(bad.statusCode, 400, query);
+      assert.equal(bad.json<{ code: string }>().code, 'validation_failed', query);
+    }
   });
 });
