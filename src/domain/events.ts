@@ -9,6 +9,7 @@ export const EVENT_TYPES = [
   'account.renamed',
   'account.followers_milestone',
   'account.followers_spike',
+  'account.followers_changed',
   'import.completed',
   'webhook.test',
 ] as const;

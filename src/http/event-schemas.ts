@@ -9,6 +9,7 @@ const EventAccount = Type.Object(
   { description: 'The account the event is about, as it is after the change.' },
 );
 const account = { account: EventAccount };
+const FollowerIdentity = Type.Object({ platformUserId: Type.String(), username: Type.String() });
 const example = { id: 'acc_42', platform: 'x', username: 'jack', platformUserId: '12' };
 
 const DATA: Record<(typeof EVENT_TYPES)[number], TSchema> = {
@@ -37,6 +38,28 @@ const DATA: Record<(typeof EVENT_TYPES)[number], TSchema> = {
       followers: Type.Integer(),
     },
     { examples: [{ account: example, change: 1_250, percent: 12.5, windowHours: 6, followers: 11_250 }] },
+  ),
+  'account.followers_changed': Type.Object(
+    {
+      ...account,
+      gained: Type.Array(FollowerIdentity, { maxItems: 100, description: 'Who followed (at most 100).' }),
+      lost: Type.Array(FollowerIdentity, { maxItems: 100, description: 'Who left (at most 100).' }),
+      gainedCount: Type.Integer(),
+      lostCount: Type.Integer(),
+      via: literals(['poll', 'stream'] as const),
+    },
+    {
+      examples: [
+        {
+          account: example,
+          gained: [{ platformUserId: '783214', username: 'twitter' }],
+          lost: [],
+          gainedCount: 1,
+          lostCount: 0,
+          via: 'poll',
+        },
+      ],
+    },
   ),
   'import.completed': Type.Object(
     {

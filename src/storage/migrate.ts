@@ -12,6 +12,7 @@ import { budgetGrantAndDueWakeups } from './migrations/007-budget-grant-and-due-
 import { uiSessionsSchema } from './migrations/008-ui-sessions.ts';
 import { spendLedgerSchema } from './migrations/009-spend-ledger.ts';
 import { filterIndexesSchema } from './migrations/010-filter-indexes.ts';
+import { followersSchema } from './migrations/013-followers.ts';
 
 function migrations(caps: DialectCapabilities): Record<string, Migration> {
   return {
@@ -25,6 +26,7 @@ function migrations(caps: DialectCapabilities): Record<string, Migration> {
     '008-ui-sessions': uiSessionsSchema(),
     '009-spend-ledger': spendLedgerSchema(),
     '010-filter-indexes': filterIndexesSchema(caps),
+    '013-followers': followersSchema(),
   };
 }
 

@@ -2,6 +2,7 @@
 import type { Generated } from 'kysely';
 import type { EventsWebhooksTables } from './events-schema.ts';
 import type { FilterTables } from './filter-schema.ts';
+import type { FollowerTables } from './followers-schema.ts';
 
 export interface AccountsTable {
   id: Generated<number>;
@@ -38,6 +39,8 @@ export interface AccountsTable {
   posts_seen_count: number | null;
   /** JSON [[epoch ms, followers], …]: one point per UTC day, the last 31 days, for analysis. */
   follower_series: string | null;
+  /** Follower list (DESIGN §11): null follows the default rule, 1 on, 0 off. */
+  follower_list: Generated<number | null>;
   created_at: number;
   updated_at: number;
 }
@@ -193,7 +196,7 @@ export interface UiSessionsTable {
   expires_at: number;
 }
 
-export interface Database extends EventsWebhooksTables, FilterTables {
+export interface Database extends EventsWebhooksTables, FilterTables, FollowerTables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   imports: ImportsTable;

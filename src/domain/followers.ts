@@ -1,0 +1,55 @@
+// Follower identities (DESIGN §11): what a page of a platform's follower list holds, what a closed
+// pass found changed, and the event that announces it (at most SAMPLE identities each way).
+import type { EventAccount, NewEvent } from './events.ts';
+
+/** One follower as a platform's follower page lists it. */
+export interface FollowerIdentity {
+  platformUserId: string;
+  username: string;
+}
+
+/** Identities carried by an event or a pass summary, each way. */
+export const FOLLOWER_SAMPLE = 100;
+/** At most one `account.followers_changed` per account per this. */
+export const FOLLOWER_EVENT_GAP_MS = 60_000;
+
+/** What closing a pass changed. */
+export interface FollowerDiff {
+  gained: FollowerIdentity[];
+  lost: FollowerIdentity[];
+  gainedCount: number;
+  lostCount: number;
+  /** Current followers after the pass. */
+  followers: number;
+  /** The account's first finished pass: what it found is the baseline, not news. */
+  baseline: boolean;
+}
+
+/** The event of a closed pass, or null when nothing is news. */
+export function followersChangedEvent(
+  accountId: number,
+  account: EventAccount,
+  diff: FollowerDiff,
+  via: 'poll' | 'stream',
+): NewEvent | null {
+  if (diff.baseline || (diff.gainedCount === 0 && diff.lostCount === 0)) return null;
+  return {
+    type: 'account.followers_changed',
+    accountId,
+    account,
+    data: {
+      gained: diff.gained.slice(0, FOLLOWER_SAMPLE),
+      lost: diff.lost.slice(0, FOLLOWER_SAMPLE),
+      gainedCount: diff.gainedCount,
+      lostCount: diff.lostCount,
+      via,
+    },
+  };
+}
+
+/** Keeps the first of each id (a platform may list a follower twice across a page). */
+export function distinctFollowers(page: readonly FollowerIdentity[]): FollowerIdentity[] {
+  const seen = new Map<string, FollowerIdentity>();
+  for (const f of page) if (!seen.has(f.platformUserId)) seen.set(f.platformUserId, f);
+  return [...seen.values()];
+}
