@@ -16,6 +16,17 @@ export function digest(value: string): Buffer {
   return createHash('sha256').update(value).digest();
 }
 
+/** A TID: 53 bits of microseconds and 10 of clock id, in base32 that sorts as the time does. */
+export function tidOf(micros: bigint): string {
+  let value = (micros << 10n) | 7n;
+  let out = '';
+  for (let i = 0; i < 13; i += 1) {
+    out = BASE32_SORT[Number(value & 31n)] + out;
+    value >>= 5n;
+  }
+  return out;
+}
+
 export function cidOf(uri: string): string {
   return `bafyrei${base32(digest(uri), 52)}`;
 }

@@ -92,3 +92,12 @@ export interface FeedEntry {
 
 /** What changes on a post after it is published: its counts. */
 export type PostPatch = Partial<Pick<BlueskyPost, 'likes' | 'reposts' | 'replies' | 'quotes'>>;
+
+/** What changed in the world, as a Jetstream would tell it (jetstream-world.ts turns these into frames). */
+export type WorldChange =
+  | { kind: 'post'; post: BlueskyPost }
+  | { kind: 'repost'; did: string; rkey: string; subject: { uri: string; cid: string }; createdAt: string }
+  | { kind: 'delete'; did: string; rkey: string }
+  | { kind: 'profile'; user: BlueskyUser }
+  | { kind: 'handle'; did: string; handle: string }
+  | { kind: 'status'; did: string; status: 'active' | 'takendown' | 'deactivated' | 'deleted' };

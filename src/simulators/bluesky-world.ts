@@ -1,8 +1,9 @@
 // The scriptable state behind the fake Bluesky AppView: accounts, handles, posts and author feeds,
 // kept in Maps (and sorted feeds with keyset cursors) so answering a request is a lookup.
 import type { FakeClock } from './fake-kit.ts';
-import { BASE32_SORT, base32, cidOf, digest, firstOlder } from './bluesky-ids.ts';
+import { base32, cidOf, digest, firstOlder, tidOf } from './bluesky-ids.ts';
 import type { BlueskyPost, BlueskyUser, FeedEntry, NewPost, NewUser, PostPatch, UserPatch } from './bluesky-types.ts';
+import type { WorldChange } from './bluesky-types.ts';
 import { richText } from './bluesky-richtext.ts';
 
 export type { BlueskyPost, BlueskyUser, FeedEntry, NewPost, NewUser, PostPatch, UserPatch } from './bluesky-types.ts';
@@ -19,6 +20,8 @@ export class BlueskyWorld {
   private lastTid = 0n;
   private stranger: string | null = null;
   protected readonly clock: FakeClock;
+  /** Told of every change a Jetstream would carry (jetstream-world.ts publishes them). */
+  readonly changes: ((change: WorldChange) => void)[] = [];
 
   constructor(clock: FakeClock) {
     this.clock = clock;
@@ -62,7 +65,7 @@ export class BlueskyWorld {
   }
 
   updateUser(did: string, patch: UserPatch): void {
-    Object.assign(this.user(did), patch);
+    this.emit({ kind: 'profile', user: Object.assign(this.user(did), patch) });
   }
 
   /** The old handle stops resolving; the did and posts stay. */
@@ -72,19 +75,20 @@ export class BlueskyWorld {
     this.handles.delete(user.handle.toLowerCase());
     this.handles.set(newHandle.toLowerCase(), did);
     user.handle = newHandle;
+    this.emit({ kind: 'handle', did, handle: newHandle });
   }
 
   takedown(did: string): void {
-    this.user(did).status = 'takendown';
+    this.setStatus(did, 'takendown');
   }
 
   deactivate(did: string): void {
-    this.user(did).status = 'deactivated';
+    this.setStatus(did, 'deactivated');
   }
 
   /** Undoes takedown() and deactivate(). */
   restore(did: string): void {
-    this.user(did).status = 'active';
+    this.setStatus(did, 'active');
   }
 
   /** Adds an account label such as `!takedown` (shown on the profile, which is still served). */
@@ -102,6 +106,7 @@ export class BlueskyWorld {
     this.handles.delete(user.handle.toLowerCase());
     this.users.delete(did);
     this.feeds.delete(did);
+    this.emit({ kind: 'status', did, status: 'deleted' });
   }
 
   resolve(actor: string): BlueskyUser | null {
@@ -124,6 +129,7 @@ export class BlueskyWorld {
         postUri: original.uri,
         repost: { uri, cid: cidOf(uri), indexedAt },
       });
+      this.emit({ kind: 'repost', did, rkey, subject: { uri: original.uri, cid: original.cid }, createdAt: indexedAt });
       return original;
     }
     const rkey = this.nextTid();
@@ -156,6 +162,7 @@ export class BlueskyWorld {
     // The AppView sorts by the earlier of createdAt and indexedAt, so a backdated post sinks.
     const sortAt = Math.min(Date.parse(post.createdAt), this.clock.now());
     this.insert(did, { sortAt, seq: (this.seq += 1), postUri: uri, repost: null });
+    this.emit({ kind: 'post', post });
     return post;
   }
 
@@ -182,6 +189,7 @@ export class BlueskyWorld {
       );
     const author = this.users.get(post.did);
     if (author) author.posts = Math.max(0, author.posts - 1);
+    this.emit({ kind: 'delete', did: post.did, rkey: post.rkey });
   }
 
   /** True when every post up the reply chain is the author's own and present (a self-thread). */
@@ -212,6 +220,14 @@ export class BlueskyWorld {
     return this.users.values();
   }
 
+  private setStatus(did: string, status: BlueskyUser['status']): void {
+    this.emit({ kind: 'status', did, status: (this.user(did).status = status) });
+  }
+
+  private emit(change: WorldChange): void {
+    for (const listener of this.changes) listener(change);
+  }
+
   private insert(did: string, entry: FeedEntry): void {
     const feed = this.feeds.get(did) ?? [];
     this.feeds.set(did, feed);
@@ -223,16 +239,10 @@ export class BlueskyWorld {
     return this.stranger;
   }
 
-  /** TIDs: 53 bits of microseconds and 10 of clock id, base32-sortable, strictly increasing. */
+  /** TIDs: strictly increasing, from the clock's microseconds (tidOf). */
   private nextTid(): string {
     const micros = BigInt(this.clock.now()) * 1000n;
     this.lastTid = micros > this.lastTid ? micros : this.lastTid + 1n;
-    let value = (this.lastTid << 10n) | 7n;
-    let out = '';
-    for (let i = 0; i < 13; i += 1) {
-      out = BASE32_SORT[Number(value & 31n)] + out;
-      value >>= 5n;
-    }
-    return out;
+    return tidOf(this.lastTid);
   }
 }

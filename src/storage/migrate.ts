@@ -12,6 +12,7 @@ import { budgetGrantAndDueWakeups } from './migrations/007-budget-grant-and-due-
 import { uiSessionsSchema } from './migrations/008-ui-sessions.ts';
 import { spendLedgerSchema } from './migrations/009-spend-ledger.ts';
 import { filterIndexesSchema } from './migrations/010-filter-indexes.ts';
+import { jetstreamSchema } from './migrations/011-jetstream.ts';
 import { followersSchema } from './migrations/013-followers.ts';
 
 function migrations(caps: DialectCapabilities): Record<string, Migration> {
@@ -26,6 +27,7 @@ function migrations(caps: DialectCapabilities): Record<string, Migration> {
     '008-ui-sessions': uiSessionsSchema(),
     '009-spend-ledger': spendLedgerSchema(),
     '010-filter-indexes': filterIndexesSchema(caps),
+    '011-jetstream': jetstreamSchema(),
     '013-followers': followersSchema(),
   };
 }

@@ -2,6 +2,7 @@
 import type { Generated } from 'kysely';
 import type { EventsWebhooksTables } from './events-schema.ts';
 import type { FilterTables } from './filter-schema.ts';
+import type { StreamTables } from './stream-schema.ts';
 import type { FollowerTables } from './followers-schema.ts';
 
 export interface AccountsTable {
@@ -196,7 +197,7 @@ export interface UiSessionsTable {
   expires_at: number;
 }
 
-export interface Database extends EventsWebhooksTables, FilterTables, FollowerTables {
+export interface Database extends EventsWebhooksTables, FilterTables, StreamTables, FollowerTables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   imports: ImportsTable;
