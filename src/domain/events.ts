@@ -12,6 +12,7 @@ export const EVENT_TYPES = [
   'account.followers_changed',
   'import.completed',
   'webhook.test',
+  'alert.triggered',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

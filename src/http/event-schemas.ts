@@ -91,6 +91,41 @@ const DATA: Record<(typeof EVENT_TYPES)[number], TSchema> = {
     { webhookId: Type.String(), message: Type.String() },
     { examples: [{ webhookId: 'wh_4f9x2k', message: 'This is a test event from perch.' }] },
   ),
+  'alert.triggered': Type.Object(
+    {
+      ...account,
+      rule: Type.Object({ id: Type.String(), name: Type.String() }),
+      metric: Type.String({ description: 'followers, following, posts or engagementRate.' }),
+      value: Type.Number({ description: 'The metric now (days without a post for quietDays).' }),
+      condition: Type.Unknown({ description: "The rule's condition as it was defined." }),
+      threshold: Type.Optional(Type.Number({ description: 'The level or percentage the condition names.' })),
+      baseline: Type.Optional(
+        Type.Number({
+          description: 'What the value is compared with: the value a window ago, or the mean daily change.',
+        }),
+      ),
+      windowHours: Type.Optional(Type.Number()),
+      change: Type.Optional(Type.Number()),
+      changePercent: Type.Optional(Type.Number()),
+      zScore: Type.Optional(Type.Number({ description: "anomaly: the day's change in standard deviations." })),
+    },
+    {
+      examples: [
+        {
+          account: example,
+          rule: { id: 'alr_7k2m9x0q1w9e7r4t6y3u', name: 'Big jumps' },
+          metric: 'followers',
+          value: 11_250,
+          condition: { changePercent: 10, windowHours: 24 },
+          threshold: 10,
+          baseline: 10_000,
+          windowHours: 24,
+          change: 1_250,
+          changePercent: 12.5,
+        },
+      ],
+    },
+  ),
 };
 
 /** One component per event type, named like `Event.account.renamed`, listing its `data`. */

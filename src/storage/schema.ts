@@ -1,5 +1,6 @@
 // The tables as Kysely sees them. Times are epoch milliseconds (UTC) in every dialect; JSON is text.
 import type { Generated } from 'kysely';
+import type { AlertTables } from './alerts-schema.ts';
 import type { EventsWebhooksTables } from './events-schema.ts';
 import type { FilterTables } from './filter-schema.ts';
 import type { StreamTables } from './stream-schema.ts';
@@ -197,7 +198,7 @@ export interface UiSessionsTable {
   expires_at: number;
 }
 
-export interface Database extends EventsWebhooksTables, FilterTables, StreamTables, FollowerTables {
+export interface Database extends EventsWebhooksTables, FilterTables, StreamTables, FollowerTables, AlertTables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   imports: ImportsTable;

@@ -1,0 +1,137 @@
+// Whether an alert rule's condition holds for one account just checked: levels, a change over a
+// window, an anomaly (the day's change as a z-score against the last 30 days' daily changes) and
+// silence. Pure: the tracker hands in the values and the history the condition asks for.
+import type { AlertCondition, AlertMetric } from './alert-rules.ts';
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+/** Daily changes needed before an anomaly can be told from noise. */
+export const ANOMALY_MIN_DAYS = 7;
+export const ANOMALY_BASELINE_DAYS = 30;
+/** |z| at or above which the day is an anomaly, by sensitivity 1–5 (higher fires earlier). */
+export const ANOMALY_Z = [4, 3.5, 3, 2.5, 2] as const;
+/** A perfectly steady baseline still has this much spread (one follower a day), so z stays finite. */
+const MIN_SPREAD = 1;
+
+/** `[epoch ms, value]`, any order. */
+export type Points = readonly (readonly [number, number])[];
+
+/** What one check knows about an account, for its rules. */
+export interface AlertSubject {
+  values: Partial<Record<AlertMetric, number | null>>;
+  /** Newest own post, or null when none is known. */
+  lastPostAt: number | null;
+  /** Earlier observations per metric (the current one included or not: the newest wins). */
+  history: Partial<Record<AlertMetric, Points>>;
+}
+
+/** What a firing says (the `alert.triggered` event's data besides the rule and the account). */
+export interface AlertFinding {
+  metric: AlertMetric;
+  value: number;
+  threshold?: number;
+  baseline?: number;
+  windowHours?: number;
+  change?: number;
+  changePercent?: number;
+  zScore?: number;
+}
+
+/** How far back a condition reads history of its metric, or 0 when it needs none. */
+export function historyNeededMs(condition: AlertCondition): number {
+  if ('changePercent' in condition) return condition.windowHours * HOUR_MS + 2 * DAY_MS;
+  if ('anomaly' in condition) return (ANOMALY_BASELINE_DAYS + 2) * DAY_MS;
+  return 0;
+}
+
+const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** The finding when `condition` holds for the subject now, else null. */
+export function evaluateCondition(
+  metric: AlertMetric,
+  condition: AlertCondition,
+  subject: AlertSubject,
+  now: number,
+): AlertFinding | null {
+  if ('quietDays' in condition) {
+    if (subject.lastPostAt === null) return null;
+    const days = (now - subject.lastPostAt) / DAY_MS;
+    return days >= condition.quietDays
+      ? { metric: 'posts', value: round(days, 1), threshold: condition.quietDays }
+      : null;
+  }
+  const value = subject.values[metric];
+  if (value === null || value === undefined || !Number.isFinite(value)) return null;
+  if ('above' in condition) return value > condition.above ? { metric, value, threshold: condition.above } : null;
+  if ('below' in condition) return value < condition.below ? { metric, value, threshold: condition.below } : null;
+  const history = subject.history[metric] ?? [];
+  if ('changePercent' in condition) {
+    const then = latestAtOrBefore(history, now - condition.windowHours * HOUR_MS);
+    if (then === null || then === 0) return null;
+    const percent = ((value - then) / Math.abs(then)) * 100;
+    const fires = condition.changePercent > 0 ? percent >= condition.changePercent : percent <= condition.changePercent;
+    return fires
+      ? {
+          metric,
+          value,
+          threshold: condition.changePercent,
+          baseline: then,
+          windowHours: condition.windowHours,
+          change: value - then,
+          changePercent: round(percent),
+        }
+      : null;
+  }
+  const score = anomalyScore(history, now, value);
+  if (score === null) return null;
+  const limit = ANOMALY_Z[condition.anomaly.sensitivity - 1] ?? 3;
+  return Math.abs(score.z) >= limit
+    ? { metric, value, baseline: round(score.mean), change: score.change, zScore: round(score.z), windowHours: 24 }
+    : null;
+}
+
+function latestAtOrBefore(points: Points, time: number): number | null {
+  let bestAt = -Infinity;
+  let best: number | null = null;
+  for (const [at, value] of points)
+    if (at <= time && at >= bestAt && Number.isFinite(value)) {
+      bestAt = at;
+      best = value;
+    }
+  return best;
+}
+
+/**
+ * The day's change (now against the last value of an earlier UTC day) and its z-score against
+ * the daily changes of the 30 days before, each per day so that a missed day does not look like
+ * a jump; null with fewer than ANOMALY_MIN_DAYS of them.
+ */
+export function anomalyScore(
+  points: Points,
+  now: number,
+  value: number,
+): { change: number; mean: number; z: number } | null {
+  const today = Math.floor(now / DAY_MS);
+  const byDay = new Map<number, [number, number]>();
+  for (const [at, v] of points) {
+    const day = Math.floor(at / DAY_MS);
+    if (!Number.isFinite(v) || day >= today || day < today - ANOMALY_BASELINE_DAYS - 1) continue;
+    const current = byDay.get(day);
+    if (current === undefined || at >= current[0]) byDay.set(day, [at, v]);
+  }
+  const days = [...byDay.keys()].sort((a, b) => a - b);
+  const last = days.at(-1);
+  const lastPoint = last === undefined ? undefined : byDay.get(last);
+  if (last === undefined || lastPoint === undefined) return null;
+  const changes: number[] = [];
+  for (let i = 1; i < days.length; i += 1) {
+    const [d0, d1] = [days[i - 1] ?? 0, days[i] ?? 0];
+    const [p0, p1] = [byDay.get(d0), byDay.get(d1)];
+    if (p0 && p1) changes.push((p1[1] - p0[1]) / (d1 - d0));
+  }
+  if (changes.length < ANOMALY_MIN_DAYS) return null;
+  const mean = changes.reduce((a, b) => a + b, 0) / changes.length;
+  const spread = Math.sqrt(changes.reduce((a, b) => a + (b - mean) ** 2, 0) / changes.length);
+  const change = (value - lastPoint[1]) / (today - last);
+  return { change: value - lastPoint[1], mean, z: (change - mean) / Math.max(spread, MIN_SPREAD) };
+}
