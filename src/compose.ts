@@ -19,6 +19,7 @@ import { resolveKeyHashSecret } from './storage/key-secret.ts';
 import { SERVER_BUSY_TIMEOUT_MS, openStore } from './storage/store.ts';
 import type { Tracker } from './tracker/tracker.ts';
 import type { Deliverer } from './webhooks/deliverer.ts';
+import type { Mailer } from './notify/mailer.ts';
 import { systemClock, type Clock, type SleepingClock } from './clock.ts';
 import { readSpend } from './services/spend.ts';
 
@@ -48,6 +49,7 @@ export async function composeApp(
   tracker: Tracker | null;
   metricsApp: FastifyInstance | null;
   deliverer: Deliverer | null;
+  mailer: Mailer | null;
 }> {
   const clock = options.clock ?? systemClock;
   const store = await openStore(config.databaseUrl, {
@@ -81,6 +83,12 @@ export async function composeApp(
         ...(options.trackerClock ? { clock: options.trackerClock } : {}),
         metrics: metrics.webhooks,
       });
+    }
+    // Mail goes out from the same processes, when SMTP_URL is set.
+    let mailer: Mailer | null = null;
+    if (role !== 'api' && config.smtpUrl !== null) {
+      const { createMailer } = await import('./notify/create-mailer.ts');
+      mailer = createMailer(config, store, options.logger, options.trackerClock ? { clock: options.trackerClock } : {});
     }
     const authenticator = new KeyAuthenticator(store.reader, store.db, {
       secret: keyHashSecret,
@@ -132,10 +140,10 @@ export async function composeApp(
           );
     const retention = startRetention(store, config.retention, clock, options.logger);
     app.addHook('onClose', async () => {
-      await Promise.all([tracker?.stop(), deliverer?.stop(), metricsApp?.close(), retention.stop()]);
+      await Promise.all([tracker?.stop(), deliverer?.stop(), mailer?.stop(), metricsApp?.close(), retention.stop()]);
       await store.close();
     });
-    return { app, deps, firstAdminKey, tracker, metricsApp, deliverer };
+    return { app, deps, firstAdminKey, tracker, metricsApp, deliverer, mailer };
   } catch (error) {
     await store.close();
     throw error;

@@ -1,8 +1,9 @@
 // The shape of perch's configuration: every setting, typed and documented (config.ts builds it).
 import type { Platform } from './domain/platforms.ts';
 import type { RateCard } from './domain/spend.ts';
+import type { MailSettings } from './config-mail.ts';
 
-export interface Config {
+export interface Config extends MailSettings {
   readonly port: number;
   readonly host: string;
   readonly databaseUrl: string;

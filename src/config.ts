@@ -7,6 +7,7 @@ import { toMicros, toUsd, X_RATES_APRIL_2026 } from './domain/spend.ts';
 import { PERCH_HOME } from './perch-home.ts';
 import { RETAINED_TABLES, type Config, type RetainedTable } from './config-shape.ts';
 import { ConfigError } from './config-error.ts';
+import { mailSettings } from './config-mail.ts';
 
 export { RETAINED_TABLES, type Config, type RetainedTable } from './config-shape.ts';
 export { ConfigError };
@@ -234,6 +235,7 @@ export function createConfig(env: Env, overrides: Partial<Config> = {}, baseDir 
     uiSessionTtlMs: duration('UI_SESSION_TTL', '12h', 60_000),
     uiRemoteImages: flag('UI_REMOTE_IMAGES', false),
     preparedStatements: flag('PREPARED_STATEMENTS', true),
+    ...mailSettings(text, durations, problems),
     ...overrides,
   };
   if (config.keyHashSecret === null && config.databaseUrl.startsWith('postgres')) {

@@ -14,6 +14,7 @@ import { spendLedgerSchema } from './migrations/009-spend-ledger.ts';
 import { filterIndexesSchema } from './migrations/010-filter-indexes.ts';
 import { jetstreamSchema } from './migrations/011-jetstream.ts';
 import { followersSchema } from './migrations/013-followers.ts';
+import { mailDigestsSchema } from './migrations/014-mail-digests.ts';
 import { alertRulesSchema } from './migrations/016-alert-rules.ts';
 
 function migrations(caps: DialectCapabilities): Record<string, Migration> {
@@ -30,6 +31,7 @@ function migrations(caps: DialectCapabilities): Record<string, Migration> {
     '010-filter-indexes': filterIndexesSchema(caps),
     '011-jetstream': jetstreamSchema(),
     '013-followers': followersSchema(),
+    '014-mail-digests': mailDigestsSchema(caps),
     '016-alert-rules': alertRulesSchema(),
   };
 }

@@ -5,6 +5,7 @@ import type { EventsWebhooksTables } from './events-schema.ts';
 import type { FilterTables } from './filter-schema.ts';
 import type { StreamTables } from './stream-schema.ts';
 import type { FollowerTables } from './followers-schema.ts';
+import type { MailDigestTables } from './mail-schema.ts';
 
 export interface AccountsTable {
   id: Generated<number>;
@@ -198,7 +199,8 @@ export interface UiSessionsTable {
   expires_at: number;
 }
 
-export interface Database extends EventsWebhooksTables, FilterTables, StreamTables, FollowerTables, AlertTables {
+export interface Database
+  extends EventsWebhooksTables, FilterTables, StreamTables, FollowerTables, AlertTables, MailDigestTables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   imports: ImportsTable;

@@ -12,6 +12,7 @@ import {
 } from '../../services/tracker-health.ts';
 import { createSnapshotCache } from '../../services/snapshot-cache.ts';
 import { webhooksHealth } from '../../services/webhooks-health.ts';
+import { mailHealth } from '../../services/mail-health.ts';
 import { readSpend, type SpendSummary } from '../../services/spend.ts';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
@@ -39,7 +40,13 @@ const Health = Type.Object(
     role: Type.String({
       description: 'What this process runs: serve (API and tracker), api, or worker (tracker only).',
     }),
-    checks: Type.Object({ store: Check, tracker: Check, webhooks: Type.Optional(Check), spend: Type.Optional(Check) }),
+    checks: Type.Object({
+      store: Check,
+      tracker: Check,
+      webhooks: Type.Optional(Check),
+      spend: Type.Optional(Check),
+      mail: Type.Optional(Check),
+    }),
   },
   {
     examples: [
@@ -161,6 +168,7 @@ async function withTimeout(work: Promise<unknown>, ms: number): Promise<void> {
 
 export default async function healthRoutes(app: FastifyInstance, deps: HealthRouteDeps) {
   const readWebhooks = webhooksHealth(deps.store, deps.clock);
+  const readMail = mailHealth(deps.store, deps.clock, deps.config.smtpUrl !== null);
   const counts = createSnapshotCache(
     (): Promise<TrackerCounts> => {
       const now = deps.clock.now();
@@ -205,21 +213,19 @@ export default async function healthRoutes(app: FastifyInstance, deps: HealthRou
         store === 'pass'
           ? await readWebhooks().catch(() => ({ status: 'warn' as const }))
           : { status: 'warn' as const };
+      const mail =
+        store === 'pass' ? await readMail().catch(() => ({ status: 'warn' as const })) : { status: 'warn' as const };
       const spent =
         store === 'pass'
           ? await spend.get().then(spendCheck, () => ({ status: 'warn' as const }))
           : { status: 'warn' as const };
       const status =
-        store === 'fail'
-          ? 'fail'
-          : tracker.status === 'warn' || webhooks.status === 'warn' || spent.status === 'warn'
-            ? 'warn'
-            : 'pass';
+        store === 'fail' ? 'fail' : [tracker, webhooks, spent, mail].some((c) => c.status === 'warn') ? 'warn' : 'pass';
       const body = {
         status,
         version: deps.version,
         role: deps.role,
-        checks: { store: { status: store, observedMs }, tracker, webhooks, spend: spent },
+        checks: { store: { status: store, observedMs }, tracker, webhooks, spend: spent, mail },
       };
       return reply
         .code(status === 'fail' ? 503 : 200)
