@@ -47,6 +47,9 @@ export async function migrateToLatest(db: Kysely<Database>, caps: DialectCapabil
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations(caps) },
+    // Numbers are reserved per feature and land in any order (016 before 014): a store that ran a
+    // later one still takes an earlier one that arrives after it.
+    allowUnorderedMigrations: true,
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
   for (let attempt = 1; ; attempt += 1) {
