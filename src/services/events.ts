@@ -1,6 +1,6 @@
 // Reading events (the API's polling and stream) and building the events that use cases record.
 import type { NewEvent } from '../domain/events.ts';
-import { latestEventSeq, listEvents, type EventQuery } from '../storage/events-list.ts';
+import { eventSeqBounds, latestEventSeq, listEvents, type EventQuery } from '../storage/events-list.ts';
 import type { StoredEvent } from '../storage/events-repo.ts';
 import type { Store } from '../storage/store.ts';
 
@@ -38,4 +38,15 @@ export async function readEvents(store: Store, query: EventQuery): Promise<Event
 /** Where a reader without a cursor that only wants what comes next starts. */
 export async function currentEventPosition(store: Store): Promise<number> {
   return latestEventSeq(store.reader);
+}
+
+/**
+ * A cursor brought back by a client (forged, maybe: it is not signed), moved into the log: one
+ * before the oldest event kept is where the log starts, and one past the newest is the newest (a
+ * stream would otherwise wait, sending nothing, until the log caught up with a made-up number).
+ */
+export async function clampEventPosition(store: Store, after: number): Promise<number> {
+  const { oldest, latest } = await eventSeqBounds(store.reader);
+  if (latest === 0) return 0;
+  return Math.min(Math.max(after, oldest - 1), latest);
 }

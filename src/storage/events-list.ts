@@ -102,6 +102,18 @@ export async function listEvents(db: Db, caps: DialectCapabilities, query: Event
   }));
 }
 
+/**
+ * The oldest and newest `seq` kept (both 0 when there is no event), from the primary key's two
+ * ends: two queries, as SQLite reads min() or max() alone from the index but scans for both at once.
+ */
+export async function eventSeqBounds(db: Db): Promise<{ oldest: number; latest: number }> {
+  const row = await db
+    .selectFrom('events')
+    .select((eb) => eb.fn.min('seq').as('seq'))
+    .executeTakeFirst();
+  return { oldest: Number(row?.seq ?? 0), latest: await latestEventSeq(db) };
+}
+
 /** The newest `seq`, or 0 when there is no event: where a stream without a cursor starts. */
 export async function latestEventSeq(db: Db): Promise<number> {
   const row = await db

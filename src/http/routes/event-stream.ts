@@ -1,10 +1,12 @@
 // The events as Server-Sent Events: each `id:` is a cursor, and a client reconnecting with
 // `Last-Event-ID` (EventSource does it by itself) resumes after the last event it received.
 // https://html.spec.whatwg.org/multipage/server-sent-events.html
+import type { ServerResponse } from 'node:http';
+import { setImmediate } from 'node:timers/promises';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { currentEventPosition, readEvents } from '../../services/events.ts';
+import { clampEventPosition, currentEventPosition, readEvents } from '../../services/events.ts';
 import type { Store } from '../../services/context.ts';
 import { problems } from '../schemas.ts';
 import { eventCursor, eventFilters, EventFilters, readEventCursor } from './events.ts';
@@ -14,6 +16,15 @@ const POLL_MS = 1_000;
 /** A comment line this often keeps proxies from closing a quiet stream. */
 const KEEPALIVE_MS = 15_000;
 const PAGE = 200;
+/**
+ * What one connection sends before it ends, so that catching up from an old cursor is a series of
+ * bounded responses: EventSource reconnects by itself with Last-Event-ID and goes on from there.
+ */
+const CATCH_UP_MAX = 10_000;
+/** A reader whose socket has not drained for this long is let go (its unsent bytes stay bounded meanwhile). */
+const STALL_MS = 30_000;
+/** What a stream writes in one turn of the event loop before it lets other work run. */
+const TURN_BYTES = 32 * 1_024;
 
 export default async function eventStreamRoutes(root: FastifyInstance, deps: { store: Store }) {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
@@ -69,7 +80,7 @@ export default async function eventStreamRoutes(root: FastifyInstance, deps: { s
       const filters = eventFilters(request.query);
       let after =
         resumeFrom !== undefined && resumeFrom !== ''
-          ? readEventCursor(resumeFrom)
+          ? await clampEventPosition(deps.store, readEventCursor(resumeFrom))
           : await currentEventPosition(deps.store);
       const stop = new AbortController();
       open.add(stop);
@@ -86,13 +97,38 @@ export default async function eventStreamRoutes(root: FastifyInstance, deps: { s
       res.write(': perch events\nretry: 1000\n\n');
       request.raw.on('close', () => stop.abort());
       let quietSince = Date.now();
+      let sent = 0;
+      let turnBytes = 0;
       try {
         while (!stop.signal.aborted) {
           const page = await readEvents(deps.store, { after, limit: PAGE, ...filters });
-          for (const { seq, ...event } of page.data)
-            res.write(`id: ${eventCursor(seq)}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+          for (const { seq, ...event } of page.data) {
+            const text = `id: ${eventCursor(seq)}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+            // Past the socket's high-water mark, wait for the reader; one that stalls is let go.
+            if (!res.write(text) && !(await drained(res, stop.signal, STALL_MS))) {
+              if (!stop.signal.aborted) request.log.info('event stream ended: the reader stopped reading');
+              res.destroy();
+              return;
+            }
+            // A fast reader drains at once: still, no more than a slice of bytes per turn of the loop.
+            turnBytes += text.length;
+            if (turnBytes >= TURN_BYTES) {
+              turnBytes = 0;
+              await setImmediate();
+            }
+          }
           after = page.nextSeq;
-          if (page.data.length === PAGE) continue;
+          sent += page.data.length;
+          if (sent >= CATCH_UP_MAX) {
+            // Enough for one connection: EventSource comes back with Last-Event-ID and goes on.
+            res.write(': reconnect to go on\n\n');
+            break;
+          }
+          // Catching up: one page per turn of the event loop, so other requests are served between.
+          if (page.data.length === PAGE) {
+            await setImmediate();
+            continue;
+          }
           if (Date.now() - quietSince >= KEEPALIVE_MS) {
             res.write(': keepalive\n\n');
             quietSince = Date.now();
@@ -107,6 +143,26 @@ export default async function eventStreamRoutes(root: FastifyInstance, deps: { s
         res.end();
       }
     },
+  });
+}
+
+/** Resolves true once `res` has drained, false when it closed, the stream ended or `ms` passed first. */
+function drained(res: ServerResponse, signal: AbortSignal, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => done(false), ms);
+    const onDrain = () => done(true);
+    const onEnd = () => done(false);
+    function done(ok: boolean) {
+      clearTimeout(timer);
+      res.off('drain', onDrain);
+      res.off('close', onEnd);
+      signal.removeEventListener('abort', onEnd);
+      resolve(ok && !signal.aborted);
+    }
+    if (signal.aborted) return done(false);
+    res.on('drain', onDrain);
+    res.on('close', onEnd);
+    signal.addEventListener('abort', onEnd, { once: true });
   });
 }
 
