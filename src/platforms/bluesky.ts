@@ -1,7 +1,9 @@
-// The Bluesky client: profiles, author feeds and post lookups read from the public AppView over
-// XRPC (no credentials), each in a file of its own (bluesky-profiles, bluesky-feed, bluesky-posts)
+// The Bluesky client: profiles, author feeds, post lookups and follower pages read from the public
+// AppView over XRPC (no credentials), each in a file of its own (bluesky-profiles, bluesky-feed,
+// bluesky-posts, bluesky-followers)
 // over one request path (bluesky-xrpc), composed here into perch's platform interface.
 import { readAuthorFeed } from './bluesky-feed.ts';
+import { BLUESKY_FOLLOWER_PAGE, readBlueskyFollowers } from './bluesky-followers.ts';
 import { lookupBlueskyPosts, BLUESKY_POST_BATCH_SIZE } from './bluesky-posts.ts';
 import { BLUESKY_BATCH_SIZE, lookupProfiles } from './bluesky-profiles.ts';
 import type { BlueskyConnection } from './bluesky-xrpc.ts';
@@ -30,12 +32,20 @@ export function createBlueskyClient(options: BlueskyClientOptions): PlatformClie
     postBatchSize: BLUESKY_POST_BATCH_SIZE,
     configured: true,
     // The AppView rate-limits a client as a whole, whatever the endpoint.
-    rateLimitGroups: { lookup_by_name: 'appview', lookup_by_id: 'appview', posts: 'appview', post_lookup: 'appview' },
+    rateLimitGroups: {
+      lookup_by_name: 'appview',
+      lookup_by_id: 'appview',
+      posts: 'appview',
+      post_lookup: 'appview',
+      followers: 'appview',
+    },
     // The public AppView limits by client address; sharing one window across hosts is the safe side.
     rateLimitScope: 'public',
     lookupByUsernames: (names, call = {}) => lookupProfiles(connection, names, false, call),
     lookupByIds: (ids, call = {}) => lookupProfiles(connection, ids, true, call),
     fetchPosts: (userId, sinceId, limit, call = {}) => readAuthorFeed(connection, userId, sinceId, limit, call),
     lookupPosts: (uris, call = {}) => lookupBlueskyPosts(connection, uris, call),
+    followerPageSize: BLUESKY_FOLLOWER_PAGE,
+    fetchFollowers: (did, cursor, call = {}) => readBlueskyFollowers(connection, did, cursor, call),
   };
 }

@@ -2,6 +2,7 @@
 // platform's payloads into these shapes; they never touch the store or decide schedules.
 import type { AccountProfile } from '../domain/account.ts';
 import type { PostFigures } from '../domain/analysis.ts';
+import type { FollowerIdentity } from '../domain/followers.ts';
 import type { Platform } from '../domain/platforms.ts';
 
 /** A user as the platform returned it. */
@@ -66,7 +67,7 @@ export type PostLookupOutcome =
   | { kind: 'unknown'; reason: string };
 
 /** The rate-limited operations; each has its own window on the platform. */
-export type Endpoint = 'lookup_by_name' | 'lookup_by_id' | 'posts' | 'post_lookup';
+export type Endpoint = 'lookup_by_name' | 'lookup_by_id' | 'posts' | 'post_lookup' | 'followers';
 
 /**
  * Meters every HTTP request a call sends (the tracker passes its rate gate): a call that sends
@@ -78,6 +79,12 @@ export interface RequestPacer {
   before(): Promise<boolean>;
   /** What the answer said about the window (null: nothing, or no answer) and a 429's retry time. */
   after(rateLimit: RateLimitInfo | null, retryAt: number | null): Promise<void>;
+}
+
+/** One page of an account's followers, newest first; `cursor` asks for the next (null: the last page). */
+export interface FollowerPage {
+  followers: FollowerIdentity[];
+  cursor: string | null;
 }
 
 export interface CallOptions {
@@ -122,6 +129,10 @@ export interface PlatformClient {
    * requests of `postBatchSize`; outcomes keyed by the requested id, one for every id asked.
    */
   lookupPosts(ids: readonly string[], options?: CallOptions): Promise<CallResult<Map<string, PostLookupOutcome>>>;
+  /** Most followers one follower page holds (X 1,000, Bluesky 100). */
+  readonly followerPageSize: number;
+  /** One page of the account's followers (one request), from `cursor` (null: the first page). */
+  fetchFollowers(userId: string, cursor: string | null, options?: CallOptions): Promise<CallResult<FollowerPage>>;
 }
 
 /**

@@ -1,8 +1,9 @@
-// The X API v2 client: user lookups by name and id, user timelines and post lookups, each in a
-// file of its own (x-users, x-timeline, x-tweets) over one request path (x-request), composed here
+// The X API v2 client: user lookups by name and id, user timelines, post lookups and follower pages,
+// each in a file of its own (x-users, x-timeline, x-tweets, x-followers) over one request path (x-request), composed here
 // into perch's platform interface.
 import { createHash } from 'node:crypto';
 import type { PlatformClient } from './types.ts';
+import { readXFollowers, X_FOLLOWER_PAGE } from './x-followers.ts';
 import { readTimeline } from './x-timeline.ts';
 import type { XConnection } from './x-request.ts';
 import { lookupTweets, X_POST_BATCH_SIZE } from './x-tweets.ts';
@@ -38,11 +39,14 @@ export function createXClient(options: XClientOptions): PlatformClient {
       lookup_by_id: 'users',
       posts: 'tweets',
       post_lookup: 'tweets_by_ids',
+      followers: 'followers',
     },
     rateLimitScope: token === null ? 'none' : createHash('sha256').update(token).digest('hex').slice(0, 16),
     lookupByUsernames: (names, call = {}) => lookupUsers(connection, '/2/users/by', 'usernames', names, call),
     lookupByIds: (ids, call = {}) => lookupUsers(connection, '/2/users', 'ids', ids, call),
     fetchPosts: (userId, sinceId, limit, call = {}) => readTimeline(connection, userId, sinceId, limit, call),
     lookupPosts: (ids, call = {}) => lookupTweets(connection, ids, call),
+    followerPageSize: X_FOLLOWER_PAGE,
+    fetchFollowers: (userId, cursor, call = {}) => readXFollowers(connection, userId, cursor, call),
   };
 }

@@ -1,10 +1,11 @@
-// A local Bluesky AppView over real HTTP: getProfiles, getProfile, getAuthorFeed and getPosts in the XRPC
-// wire format of the lexicons (lexicons/app/bsky/{actor,feed}), with atproto's ratelimit-*
+// A local Bluesky AppView over real HTTP: getProfiles, getProfile, getAuthorFeed, getPosts and getFollowers
+// in the XRPC wire format of the lexicons (lexicons/app/bsky/{actor,feed,graph}), with atproto's ratelimit-*
 // headers, scripted faults and a request log. The world it serves is scripted through BlueskyWorld.
 import { HANDLE, DID, AT_URI, xrpcError, type Answer } from './bluesky-xrpc.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { feedFilter, postView, profileViewBasic, profileViewDetailed } from './bluesky-views.ts';
-import { BlueskyWorld, firstOlder, type BlueskyPost, type BlueskyUser, type FeedEntry } from './bluesky-world.ts';
+import { firstOlder, type BlueskyPost, type BlueskyUser, type FeedEntry } from './bluesky-world.ts';
+import { BlueskyFollowWorld } from './bluesky-follows.ts';
 import {
   applyFault,
   Faults,
@@ -17,7 +18,7 @@ import {
   type LoggedRequest,
 } from './fake-kit.ts';
 
-export type BlueskyEndpoint = 'getProfiles' | 'getProfile' | 'getAuthorFeed' | 'getPosts';
+export type BlueskyEndpoint = 'getProfiles' | 'getProfile' | 'getAuthorFeed' | 'getPosts' | 'getFollowers';
 
 export interface FakeBlueskyOptions {
   clock?: FakeClock;
@@ -30,9 +31,10 @@ const PATHS: Record<string, BlueskyEndpoint> = {
   '/xrpc/app.bsky.actor.getProfile': 'getProfile',
   '/xrpc/app.bsky.feed.getAuthorFeed': 'getAuthorFeed',
   '/xrpc/app.bsky.feed.getPosts': 'getPosts',
+  '/xrpc/app.bsky.graph.getFollowers': 'getFollowers',
 };
 
-export class FakeBluesky extends BlueskyWorld {
+export class FakeBluesky extends BlueskyFollowWorld {
   /** Base URL, e.g. http://127.0.0.1:41234. */
   url = '';
   /** Every request received, in order, with the fake clock's time. */
@@ -128,6 +130,7 @@ export class FakeBluesky extends BlueskyWorld {
   private answer(endpoint: BlueskyEndpoint, params: URLSearchParams): Answer {
     if (endpoint === 'getProfiles') return this.getProfiles(params.getAll('actors'));
     if (endpoint === 'getPosts') return this.getPosts(params.getAll('uris'));
+    if (endpoint === 'getFollowers') return this.getFollowers(params);
     const actor = params.get('actor');
     if (actor === null) return xrpcError(400, 'Params must have the property "actor"');
     if (!HANDLE.test(actor) && !DID.test(actor)) return xrpcError(400, 'Params/actor must be a valid did or a handle');

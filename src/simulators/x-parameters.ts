@@ -2,6 +2,7 @@
 import { fieldSet, readPageToken } from './x-render.ts';
 import type { XEndpoint } from './x-types.ts';
 import { ID_PATTERN, USERNAME_PATTERN } from './x-world.ts';
+import { checkFollowerParameters, FOLLOWER_PARAMETERS } from './x-followers.ts';
 
 // Request validation, worded as X words its 400 `invalid-request` problems: one error per bad value,
 // `parameters` holding the raw parameter, `message` naming the value.
@@ -13,6 +14,7 @@ const ALLOWED: Record<XEndpoint, string[]> = {
   users_by: ['usernames', 'expansions', 'tweet.fields', 'user.fields'],
   users: ['ids', 'expansions', 'tweet.fields', 'user.fields'],
   tweets_by_ids: ['ids', 'expansions', 'tweet.fields', 'user.fields', 'media.fields', 'place.fields', 'poll.fields'],
+  followers: FOLLOWER_PARAMETERS,
   tweets: [
     'since_id',
     'until_id',
@@ -58,7 +60,8 @@ export function badParameters(
         error(name, raw ?? '', `The \`${name}\` query parameter value [${field}] is not one of [${valid}]`);
     }
   }
-  if (endpoint === 'tweets') {
+  if (endpoint === 'followers') checkFollowerParameters(query, pathId, error);
+  else if (endpoint === 'tweets') {
     if (pathId !== null && !ID_PATTERN.test(pathId))
       error('id', pathId, `The \`id\` query parameter value [${pathId}] does not match ${ID_PATTERN.source}`);
     const max = query.get('max_results');

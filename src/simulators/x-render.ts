@@ -72,7 +72,7 @@ export function fieldSet(raw: string | null): Set<string> {
 const NOT_FOUND_TYPE = 'https://api.twitter.com/2/problems/resource-not-found';
 
 /** X's per-item problems, sent inside a 200 next to (or instead of) `data`. */
-function notFound(parameter: string, value: string): Record<string, unknown> {
+export function notFound(parameter: string, value: string): Record<string, unknown> {
   return {
     value,
     detail: `Could not find user with ${parameter}: [${value}].`,

@@ -1,5 +1,5 @@
-// A local X API v2 over real HTTP for tests, the demo and benchmarks: `GET /2/users/by`,
-// `GET /2/users`, `GET /2/users/:id/tweets` and `GET /2/tweets` in X's wire format (https://api.x.com/2/openapi.json),
+// A local X API v2 over real HTTP for tests, the demo and benchmarks: `GET /2/users/by`, `GET /2/users`,
+// `GET /2/users/:id/tweets`, `GET /2/users/:id/followers` and `GET /2/tweets` in X's wire format (https://api.x.com/2/openapi.json),
 // with bearer auth, per-endpoint rate limits, scripted faults, a request log, and X's pay-per-use
 // bill: every user and post returned in `data` is billable once per UTC day (X deduplicates a
 // resource read again the same day).
@@ -17,6 +17,7 @@ import {
   type LoggedRequest,
 } from './fake-kit.ts';
 import { lookupBody, timelineBody, tweetsBody } from './x-render.ts';
+import { followersBody } from './x-followers.ts';
 import {
   XWorld,
   type FakeXPost,
@@ -29,7 +30,7 @@ import {
 
 export type { FakeXPost, FakeXUser, NewXPost, NewXUser, XPostPatch, XUserPatch } from './x-world.ts';
 
-/** The rate-limited endpoints: `/2/users/by`, `/2/users`, `/2/users/:id/tweets`, `/2/tweets`. */
+/** The rate-limited endpoints: `/2/users/by`, `/2/users`, `/2/users/:id/tweets`, `/2/users/:id/followers`, `/2/tweets`. */
 export type { XEndpoint } from './x-types.ts';
 
 export interface FakeXOptions {
@@ -77,6 +78,11 @@ export interface FakeX {
   updatePost(id: string, patch: XPostPatch): FakeXPost;
   /** Deletes a post: gone from the timeline and from `GET /2/tweets`. */
   deletePost(id: string): void;
+  /** `followerId` follows `userId` (GET /2/users/:id/followers lists it first); false if it did. */
+  follow(followerId: string, userId: string): boolean;
+  unfollow(followerId: string, userId: string): boolean;
+  /** `n` new users `${prefix}0`… who follow `userId`. */
+  addFollowers(userId: string, n: number, prefix: string): FakeXUser[];
 }
 
 // Bodies as X sends them (observed responses; X answers these with its generic problem shape).
@@ -109,7 +115,7 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
     const day = new Date(clock.now()).toISOString().slice(0, 10);
     const bill = billed.get(day) ?? { users: new Set<string>(), posts: new Set<string>() };
     billed.set(day, bill);
-    const kind = endpoint === 'users' || endpoint === 'users_by' ? bill.users : bill.posts;
+    const kind = endpoint === 'tweets' || endpoint === 'tweets_by_ids' ? bill.posts : bill.users;
     for (const item of data) if (typeof item.id === 'string') kind.add(item.id);
     return body;
   };
@@ -123,8 +129,9 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
       sendJson(res, status, body, headers);
       return status;
     };
-    const timeline = /^\/2\/users\/([^/]+)\/tweets$/.exec(url.pathname);
-    const endpoint: XEndpoint | null = ENDPOINTS[url.pathname] ?? (timeline ? 'tweets' : null);
+    const timeline = /^\/2\/users\/([^/]+)\/(tweets|followers)$/.exec(url.pathname);
+    const endpoint: XEndpoint | null =
+      ENDPOINTS[url.pathname] ?? (timeline ? (timeline[2] === 'followers' ? 'followers' : 'tweets') : null);
     if (req.method !== 'GET' || endpoint === null) return send(404, NOT_FOUND, PROBLEM);
     if (req.headers.authorization !== bearer) return send(401, UNAUTHORIZED, PROBLEM);
 
@@ -147,6 +154,12 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
     if (invalid !== null) return send(400, invalid, { ...headers, ...PROBLEM });
     if (endpoint === 'tweets')
       return send(200, charge(endpoint, timelineBody(world, pathId ?? '', url.searchParams)), headers);
+    if (endpoint === 'followers')
+      return send(
+        200,
+        charge(endpoint, followersBody(world, pathId ?? '', url.searchParams, fake.usePostCountField)),
+        headers,
+      );
     if (endpoint === 'tweets_by_ids') return send(200, charge(endpoint, tweetsBody(world, url.searchParams)), headers);
     const users = lookupBody(world, endpoint, url.searchParams, fake.usePostCountField, countLookup);
     return send(200, charge(endpoint, users), headers);
@@ -197,6 +210,9 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
     addPost: (userId, input) => world.addPost(userId, input),
     updatePost: (id, patch) => world.updatePost(id, patch),
     deletePost: (id) => world.deletePost(id),
+    follow: (followerId, userId) => world.follow(followerId, userId),
+    unfollow: (followerId, userId) => world.unfollow(followerId, userId),
+    addFollowers: (userId, n, prefix) => world.addFollowers(userId, n, prefix),
   };
   return fake;
 }

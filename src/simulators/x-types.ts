@@ -87,4 +87,4 @@ export interface FakeXPost {
 export type XPostPatch = Partial<Pick<FakeXPost, 'likes' | 'reposts' | 'replies' | 'quotes' | 'text'>>;
 
 /** The endpoints the local X server answers, each with its own rate-limit window. */
-export type XEndpoint = 'users_by' | 'users' | 'tweets' | 'tweets_by_ids';
+export type XEndpoint = 'users_by' | 'users' | 'tweets' | 'tweets_by_ids' | 'followers';

@@ -1,6 +1,7 @@
 // The scriptable state behind the fake X server: users (by id and by lower-cased name) and their
 // posts, changed by tests and the demo the way the platform would change (likes, deletions).
 import type { FakeClock } from './fake-kit.ts';
+import { FollowerGraph } from './follower-graph.ts';
 import type { FakeXPost, FakeXUser, NewXPost, NewXUser, XPostPatch, XUserPatch } from './x-types.ts';
 
 export type { FakeXPost, FakeXUser, FakeXUserState, NewXPost, NewXUser, XPostPatch, XUserPatch } from './x-types.ts';
@@ -16,6 +17,8 @@ export class XWorld {
   readonly idByName = new Map<string, string>();
   /** Every post still on X, by id (a deleted post leaves this map and its author's timeline). */
   readonly postsById = new Map<string, FakeXPost>();
+  /** Who follows whom (`GET /2/users/:id/followers`). */
+  readonly graph = new FollowerGraph();
   private nextUserId = 1_000_000_001n;
   private lastPostId = 0n;
   private readonly clock: FakeClock;
@@ -95,6 +98,31 @@ export class XWorld {
     const user = this.user(id);
     user.state = 'removed';
     if (this.idByName.get(user.username.toLowerCase()) === id) this.idByName.delete(user.username.toLowerCase());
+  }
+
+  /** `followerId` follows `userId`; the counts move as on X. False if it already did. */
+  follow(followerId: string, userId: string): boolean {
+    const [from, to] = [this.user(followerId), this.user(userId)];
+    if (!this.graph.follow(from.id, to.id)) return false;
+    from.following += 1;
+    to.followers += 1;
+    return true;
+  }
+
+  /** Undoes follow(); false if there was no such follow. */
+  unfollow(followerId: string, userId: string): boolean {
+    if (!this.graph.unfollow(followerId, userId)) return false;
+    const [from, to] = [this.user(followerId), this.user(userId)];
+    from.following = Math.max(0, from.following - 1);
+    to.followers = Math.max(0, to.followers - 1);
+    return true;
+  }
+
+  /** `n` new users `${prefix}0`… who follow `userId`. */
+  addFollowers(userId: string, n: number, prefix: string): FakeXUser[] {
+    const users = this.addUsers(n, prefix);
+    for (const user of users) this.follow(user.id, userId);
+    return users;
   }
 
   /** Finds a user by lower-cased name among the users X still knows. */

@@ -48,6 +48,7 @@ function gatesFor(
     lookup_by_id: gate('lookup_by_id'),
     posts: gate('posts'),
     post_lookup: gate('post_lookup'),
+    followers: gate('followers'),
   };
 }
 
