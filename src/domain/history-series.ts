@@ -56,3 +56,19 @@ export function followersAtOrBefore(series: FollowerSeries, time: number): numbe
   }
   return best;
 }
+
+/**
+ * The followers gained since `span` ago, for the Overview's movers: only when a point at or before
+ * that time is also no older than twice the span, so a change over a week is never called a day's.
+ */
+export function changeOver(series: FollowerSeries, now: number, followers: number, span: number): number | null {
+  let bestTime = -Infinity;
+  let best: number | null = null;
+  for (const [pointTime, value] of series) {
+    if (pointTime <= now - span && pointTime >= bestTime && Number.isFinite(value)) {
+      bestTime = pointTime;
+      best = value;
+    }
+  }
+  return best === null || bestTime < now - 2 * span ? null : followers - best;
+}

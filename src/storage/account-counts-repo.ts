@@ -2,6 +2,7 @@
 // every writer of an account's status, tags or tracking in the writer's own transaction, so a
 // count for any status, platform and tag filter is a sum of at most 14 rows.
 import { sql, type Kysely } from 'kysely';
+import { applyFollowerTotals } from './follower-totals-repo.ts';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;
@@ -18,6 +19,20 @@ export class CountChanges {
     const entry = this.#deltas.get(key);
     if (entry) entry.n += n;
     else this.#deltas.set(key, { tag, platform, status, n });
+  }
+
+  readonly #followers = new Map<string, number>();
+
+  /** The tracked accounts of `tag` ('' for all) gained `n` followers between them (storage/follower-totals-repo.ts). */
+  addFollowers(tag: string, n: number): void {
+    if (n !== 0) this.#followers.set(tag, (this.#followers.get(tag) ?? 0) + n);
+  }
+
+  /** The follower totals that change, in tag order. */
+  followerRows(): { tag: string; n: number }[] {
+    return [...this.#followers.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .flatMap(([tag, n]) => (n === 0 ? [] : [{ tag, n }]));
   }
 
   /** An account leaves one (platform, status) for another: its tags go with it. */
@@ -45,7 +60,8 @@ export class CountChanges {
  * lets concurrent writers (tracker batches, imports, admin changes) wait for each other without
  * ever deadlocking.
  */
-export async function applyCountChanges(db: Db, changes: CountChanges): Promise<void> {
+export async function applyCountChanges(db: Db, changes: CountChanges, now: number): Promise<void> {
+  await applyFollowerTotals(db, changes.followerRows(), now);
   const rows = changes.rows();
   if (rows.length === 0) return;
   await db
@@ -98,4 +114,17 @@ export async function recountAccounts(db: Db): Promise<void> {
   );
   await sql`insert into account_counts (tag, platform, status, n)
     select tag, platform, status, count(*) from account_tags group by tag, platform, status`.execute(db);
+}
+
+/** The tags that tracked accounts carry now, in order. */
+export async function knownTags(db: Db): Promise<string[]> {
+  const rows = await db
+    .selectFrom('account_counts')
+    .select('tag')
+    .distinct()
+    .where('tag', '<>', ALL_ACCOUNTS)
+    .where('n', '>', 0)
+    .orderBy('tag')
+    .execute();
+  return rows.map((row) => row.tag);
 }

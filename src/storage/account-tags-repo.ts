@@ -35,12 +35,20 @@ export async function syncTagRows(
     const removed = await db
       .deleteFrom('account_tags')
       .where('account_id', 'in', chunk)
-      .returning(['tag', 'platform', 'status'])
+      .returning(['tag', 'platform', 'status', 'sort_followers'])
       .execute();
-    for (const row of removed) changes.add(row.tag, row.platform, row.status, -1);
-    const added = await sql<{ tag: string; platform: string; status: string }>`
-      ${insertTagRows(caps, sql`a.id in (${sql.join(chunk)})`)} returning tag, platform, status`.execute(db);
-    for (const row of added.rows) changes.add(row.tag, row.platform, row.status, 1);
+    for (const row of removed) {
+      changes.add(row.tag, row.platform, row.status, -1);
+      changes.addFollowers(row.tag, -Math.max(0, Number(row.sort_followers)));
+    }
+    const added = await sql<{ tag: string; platform: string; status: string; sort_followers: number | string }>`
+      ${insertTagRows(caps, sql`a.id in (${sql.join(chunk)})`)} returning tag, platform, status, sort_followers`.execute(
+      db,
+    );
+    for (const row of added.rows) {
+      changes.add(row.tag, row.platform, row.status, 1);
+      changes.addFollowers(row.tag, Math.max(0, Number(row.sort_followers)));
+    }
   }
 }
 

@@ -102,7 +102,7 @@ export interface AccountChange {
 async function currentRow(db: Db, caps: DialectCapabilities, ref: AccountRef) {
   let query = db
     .selectFrom('accounts')
-    .select(['id', 'platform', 'status', 'tags', 'last_checked_at', 'untracked_at'])
+    .select(['id', 'platform', 'status', 'tags', 'last_checked_at', 'untracked_at', 'followers'])
     .where('platform', '=', ref.platform)
     .where('username_key', '=', ref.key);
   if (caps.skipLocked) query = query.forUpdate();
@@ -146,7 +146,7 @@ export async function updateAccount(
     const changes = new CountChanges();
     changes.move(current.platform, current.status, String(values.status ?? current.status), []);
     await syncTagRows(db, caps, [current.id], changes);
-    await applyCountChanges(db, changes);
+    await applyCountChanges(db, changes, now);
   }
   return findAccount(db, ref);
 }
@@ -172,8 +172,11 @@ export async function untrackAccount(
   }
   // Untracked accounts are counted nowhere and keep no tag rows.
   const changes = new CountChanges();
-  if (row.untracked_at === null) changes.add(ALL_ACCOUNTS, row.platform, row.status, -1);
+  if (row.untracked_at === null) {
+    changes.add(ALL_ACCOUNTS, row.platform, row.status, -1);
+    changes.addFollowers(ALL_ACCOUNTS, -Number(row.followers ?? 0));
+  }
   await syncTagRows(db, caps, [row.id], changes);
-  await applyCountChanges(db, changes);
+  await applyCountChanges(db, changes, now);
   return true;
 }

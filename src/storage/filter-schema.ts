@@ -21,7 +21,16 @@ export interface AccountCountsTable {
   n: number;
 }
 
+/** Total followers of the tracked accounts ('' for all, else a tag) as they stood at the end of a UTC day. */
+export interface FollowerTotalsTable {
+  tag: string;
+  /** YYYY-MM-DD (UTC). A day without a row kept the total of the day before. */
+  day: string;
+  total: number;
+}
+
 export interface FilterTables {
   account_tags: AccountTagsTable;
   account_counts: AccountCountsTable;
+  follower_totals: FollowerTotalsTable;
 }

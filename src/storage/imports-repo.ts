@@ -70,7 +70,10 @@ export async function writeImport(
     const reactivated = existing.length === 0 ? [] : await reactivate(trx, existing, now);
     counts.reactivated += reactivated.length;
     counts.alreadyTracked += existing.length - reactivated.length;
-    for (const row of reactivated) changes.add(ALL_ACCOUNTS, row.platform, row.status, 1);
+    for (const row of reactivated) {
+      changes.add(ALL_ACCOUNTS, row.platform, row.status, 1);
+      changes.addFollowers(ALL_ACCOUNTS, row.followers);
+    }
     const retag = [
       ...taggedIds(chunk, inserted),
       ...reactivated.map((r) => r.id),
@@ -80,7 +83,7 @@ export async function writeImport(
     meta.onProgress?.(start + chunk.length, rows.length);
     await yieldToEventLoop();
   }
-  await applyCountChanges(trx, changes);
+  await applyCountChanges(trx, changes, now);
   await trx
     .insertInto('imports')
     .values({
@@ -159,14 +162,14 @@ async function reactivate(
   trx: Db,
   rows: readonly ImportRow[],
   now: number,
-): Promise<{ id: number; platform: string; status: string }[]> {
+): Promise<{ id: number; platform: string; status: string; followers: number }[]> {
   const byPlatform = new Map<Platform, string[]>();
   for (const row of rows) {
     const keys = byPlatform.get(row.platform);
     if (keys) keys.push(row.key);
     else byPlatform.set(row.platform, [row.key]);
   }
-  const back: { id: number; platform: string; status: string }[] = [];
+  const back: { id: number; platform: string; status: string; followers: number }[] = [];
   for (const [platform, keys] of byPlatform) {
     const result = await trx
       .updateTable('accounts')
@@ -181,9 +184,9 @@ async function reactivate(
       .where('platform', '=', platform)
       .where('username_key', 'in', keys)
       .where('untracked_at', 'is not', null)
-      .returning(['id', 'platform', 'status'])
+      .returning(['id', 'platform', 'status', 'followers'])
       .execute();
-    back.push(...result.map((row) => ({ ...row, id: Number(row.id) })));
+    back.push(...result.map((row) => ({ ...row, id: Number(row.id), followers: Number(row.followers ?? 0) })));
   }
   return back;
 }

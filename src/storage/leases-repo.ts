@@ -21,6 +21,8 @@ export interface ClaimedAccount {
   postsSeenCount: number | null;
   lastPostId: string | null;
   followerSeries: [number, number][];
+  /** The followers as last observed (null before the first check). */
+  followers: number | null;
   consecutiveFailures: number;
   renames: { from: string; to: string; at: string }[];
   /** The UTC day the platform last billed this user, if any: a re-check that day is free. */
@@ -49,6 +51,7 @@ const CLAIM_COLUMNS = [
   'posts_seen_count',
   'last_post_id',
   'follower_series',
+  'followers',
   'consecutive_failures',
   'renames',
   'billed_on',
@@ -93,6 +96,7 @@ export async function claimDueAccounts(
     postsSeenCount: row.posts_seen_count,
     lastPostId: row.last_post_id,
     followerSeries: parseJson<[number, number][]>(row.follower_series, []),
+    followers: row.followers === null ? null : Number(row.followers),
     consecutiveFailures: row.consecutive_failures,
     renames: parseJson(row.renames, []),
     billedOn: row.billed_on,

@@ -15,6 +15,7 @@ import { filterIndexesSchema } from './migrations/010-filter-indexes.ts';
 import { jetstreamSchema } from './migrations/011-jetstream.ts';
 import { followersSchema } from './migrations/013-followers.ts';
 import { mailDigestsSchema } from './migrations/014-mail-digests.ts';
+import { moversAndTotalsSchema } from './migrations/015-movers-and-totals.ts';
 import { alertRulesSchema } from './migrations/016-alert-rules.ts';
 
 function migrations(caps: DialectCapabilities): Record<string, Migration> {
@@ -32,6 +33,7 @@ function migrations(caps: DialectCapabilities): Record<string, Migration> {
     '011-jetstream': jetstreamSchema(),
     '013-followers': followersSchema(),
     '014-mail-digests': mailDigestsSchema(caps),
+    '015-movers-and-totals': moversAndTotalsSchema(),
     '016-alert-rules': alertRulesSchema(),
   };
 }

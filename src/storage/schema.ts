@@ -25,6 +25,7 @@ export interface AccountsTable {
   /** Copied out of metrics/analysis so that lists can sort on them with an index. */
   followers: number | null;
   followers_change_7d: number | null;
+  followers_change_1d: number | null;
   tracked_since: number;
   last_checked_at: number | null;
   next_check_at: number | null;

@@ -78,6 +78,7 @@ export interface CheckWrite {
   analysis?: unknown;
   followers?: number;
   followersChange7d?: number | null;
+  followersChange1d?: number | null;
   followerSeries?: readonly (readonly [number, number])[];
   renames?: readonly unknown[];
   postsSeenCount?: number;
@@ -107,6 +108,7 @@ export async function writeCheck(db: Db, owner: string, write: CheckWrite, now: 
     analysis: json(write.analysis),
     followers: write.followers,
     followers_change_7d: write.followersChange7d,
+    followers_change_1d: write.followersChange1d,
     follower_series: json(write.followerSeries),
     renames: json(write.renames),
     posts_seen_count: write.postsSeenCount,

@@ -3,6 +3,7 @@
 // analysis, from the posts' current numbers.
 import type { MetricSnapshot } from '../domain/account.ts';
 import { analyzeAccount, followerSeriesAppend, type AnalysisPost } from '../domain/analysis.ts';
+import { changeOver } from '../domain/history-series.ts';
 import type { Post } from '../domain/post.ts';
 import { likesAt24h, recordObservation } from '../domain/post-history.ts';
 import { detectLanguage, scoreSentiment, type TextModels } from '../domain/post-text.ts';
@@ -12,6 +13,8 @@ import type { LookupOutcome, PlatformPost } from '../platforms/types.ts';
 import type { ClaimedAccount } from '../storage/leases-repo.ts';
 import type { CheckWrite } from '../storage/tracking-repo.ts';
 import type { TrackerSettings } from './context.ts';
+
+const DAY_MS = 86_400_000;
 
 export interface AccountResult {
   write: CheckWrite;
@@ -197,6 +200,7 @@ export function buildResult(input: ResultInput): AccountResult {
   write.followerSeries = series;
   write.analysis = analysis;
   write.followersChange7d = analysis.followers.change7d;
+  write.followersChange1d = changeOver(account.followerSeries, now, user.followers, DAY_MS);
 
   const bucket = Math.floor(now / settings.historyBucketMs) * settings.historyBucketMs;
   const snapshot: MetricSnapshot = {

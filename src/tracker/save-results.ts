@@ -2,7 +2,7 @@
 // refreshed posts and new posts of the accounts that were written. One transaction for the batch; if the store refuses it
 // (one account's value it cannot take), the accounts are written one by one, and an account whose
 // own write is refused is recorded as a failed check, so the others keep their results.
-import { applyCountChanges, CountChanges } from '../storage/account-counts-repo.ts';
+import { ALL_ACCOUNTS, applyCountChanges, CountChanges } from '../storage/account-counts-repo.ts';
 import { syncTagRows } from '../storage/account-tags-repo.ts';
 import type { DialectCapabilities } from '../storage/dialects/capabilities.ts';
 import { upsertSnapshots } from '../storage/history-repo.ts';
@@ -68,7 +68,7 @@ export async function writeCheckResults(
     ctx.settings.postsPerAccount,
   );
   // Counts are taken late, so their rows stay locked (PostgreSQL) only until the commit just after.
-  await keepListIndex(trx, store.caps, checked, written);
+  await keepListIndex(trx, store.caps, checked, written, now);
   await recordCheckEvents(
     trx,
     ctx,
@@ -88,13 +88,16 @@ async function keepListIndex(
   caps: DialectCapabilities,
   checked: readonly Checked[],
   written: readonly AccountResult[],
+  now: number,
 ): Promise<void> {
   if (written.length === 0) return;
   const claimed = new Map(checked.map((c) => [c.account.id, c.account]));
   const changes = new CountChanges();
   for (const { write } of written) {
     const account = claimed.get(write.id);
-    if (account) changes.move(account.platform, account.status, write.status, []);
+    if (!account) continue;
+    changes.move(account.platform, account.status, write.status, []);
+    if (write.followers !== undefined) changes.addFollowers(ALL_ACCOUNTS, write.followers - (account.followers ?? 0));
   }
   await syncTagRows(
     trx,
@@ -102,7 +105,7 @@ async function keepListIndex(
     written.map((r) => r.write.id),
     changes,
   );
-  await applyCountChanges(trx, changes);
+  await applyCountChanges(trx, changes, now);
 }
 
 /**

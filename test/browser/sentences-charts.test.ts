@@ -103,13 +103,13 @@ test(
       await renamed.getByText('"from": "sable_122"').waitFor();
       assert.ok(!(await events.textContent())?.includes('{"account"'));
       // Top movers over 7 days, as linked sentences, most first.
-      const movers = await page.locator('#movers li').allInnerTexts();
+      const movers = await page.locator('#movers-7d-up li').allInnerTexts();
       assert.deepEqual(
         movers.map((m) => m.trim()),
         ['@ada gained 30 followers in 7 days (+25%)', '@maple_000123 gained 14 followers in 7 days (+15.56%)'],
       );
       assert.equal(
-        await page.locator('#movers').getByRole('link', { name: '@ada' }).getAttribute('href'),
+        await page.locator('#movers-7d-up').getByRole('link', { name: '@ada' }).getAttribute('href'),
         '/ui/accounts/x/ada',
       );
       // The spend line keeps X's price as it is, not rounded to a cent.
@@ -184,6 +184,34 @@ test(
         assert.ok(await fitsWidth(page), `the page scrolls sideways at ${width} px`);
         await page.locator('section:has(> h3:text-is("Activity by hour"))').scrollIntoViewIfNeeded();
         await screenshot(page, `account-lists-${width}`);
+      });
+      await t.test(`the Overview's movers and followers over time at ${width} px`, async () => {
+        await page.goto(`${base}/ui/?range=7d`);
+        const lost = await page.locator('#movers-7d-down li').allInnerTexts();
+        assert.deepEqual(lost, []);
+        await page.getByText('No account lost followers over the last 7 days yet.').waitFor();
+        await page.locator('#totals-chart[data-x-max]').waitFor({ state: 'attached' });
+        const chart = page.locator('#totals-chart');
+        const span = Number(await chart.getAttribute('data-x-max')) - Number(await chart.getAttribute('data-x-min'));
+        // 150 (ada) + 104 (maple) + 40 (suspended, still tracked) + 5 (newbie).
+        assert.ok(Math.abs(span - 7 * DAY_S) <= 60, `totals over 7d: x spans ${span / DAY_S} days`);
+        assert.match(
+          (await chart.getAttribute('aria-label')) ?? '',
+          /Total followers of all tracked accounts over the last 7 days, 299 now/,
+        );
+        const lists = await page.locator('.mover-list').evaluateAll((boxes) =>
+          boxes.map((b) => {
+            const r = b.getBoundingClientRect();
+            return { left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+          }),
+        );
+        for (let i = 1; i < lists.length; i += 1) {
+          const [p, q] = [lists[i - 1]!, lists[i]!];
+          assert.ok(q.left >= p.right - 0.5 || q.top >= p.bottom - 0.5, `mover lists ${i - 1} and ${i} overlap`);
+        }
+        assert.ok(await fitsWidth(page), `the Overview scrolls sideways at ${width} px`);
+        await page.locator('#movers').scrollIntoViewIfNeeded();
+        await screenshot(page, `overview-movers-${width}`);
       });
     }
   },

@@ -18,6 +18,7 @@ import {
   type AccountFilter,
 } from '../../src/storage/accounts-list.ts';
 import { filteredEventSeqs, type EventQuery } from '../../src/storage/events-list.ts';
+import { moversQuery } from '../../src/storage/movers-repo.ts';
 import { openStore, type Store } from '../../src/storage/store.ts';
 import { dialectName, freshStoreUrl, type TestStoreUrl } from '../helpers/store-url.ts';
 
@@ -162,6 +163,17 @@ describe(`filtered queries on a table without statistics on ${dialectName}`, () 
           filteredEventSeqs(store.caps, { ...query, after, limit: 100 }),
           /^events_(by_kind|by_account|unattached)$/,
           JSON.stringify(query),
+        );
+  });
+
+  it("reads the Overview's movers, both ways over both windows, from their growth index", async () => {
+    for (const window of ['1d', '7d'] as const)
+      for (const direction of ['up', 'down'] as const)
+        await assertIndexed(
+          store,
+          moversQuery(window, direction, 5),
+          new RegExp(`^accounts_movers_${window}$`),
+          `${window} ${direction}`,
         );
   });
 });

@@ -1,26 +1,41 @@
-// The Overview's top movers: the accounts that gained most followers over 7 days, read from the
-// accounts' growth index (the list's `-followersChange7d` sort), each said as a sentence.
+// The Overview's top movers: the accounts that gained and lost most followers over 24 hours and
+// 7 days, each said as a sentence with its % growth, from the growth indexes (services/movers.ts).
 import { figure, plural } from '../../domain/figures-text.ts';
-import type { AccountAnalysis } from '../../domain/analysis.ts';
-import { listAccountPage } from '../../services/accounts.ts';
+import { readMovers, type MoverList, type RankedMover } from '../../services/movers.ts';
 import type { ServiceDeps } from '../../services/context.ts';
 import { accountHref } from '../format.ts';
 import { html, type Html } from '../html.ts';
 
 const SHOWN = 5;
 
-export async function topGainers(accounts: ServiceDeps): Promise<Html> {
-  const page = await listAccountPage(accounts, {}, { sort: '-followersChange7d', limit: SHOWN });
-  const movers = page.data.flatMap((account) => {
-    const f = (account.analysis as AccountAnalysis | null)?.followers;
-    return f && f.change7d !== null && f.change7d > 0 ? [{ account, change: f.change7d, rate: f.growthRate7d }] : [];
-  });
-  if (movers.length === 0)
-    return html`<p class="hint" id="movers-none">No account gained followers over the last 7 days yet.</p>`;
-  const item = (m: (typeof movers)[number]) => html`<li>
-  <a href="${accountHref(m.account.platform, m.account.username)}">@${m.account.username}</a> gained ${plural(m.change, 'follower')} in 7 days${m.rate === null ? '' : ` (+${figure(m.rate)}%)`}
+const WINDOW_TEXT = { '1d': '24 hours', '7d': '7 days' } as const;
+
+function moverItem(m: RankedMover, list: MoverList): Html {
+  const verb = m.change > 0 ? 'gained' : 'lost';
+  const percent = m.percent === null ? '' : ` (${m.percent > 0 ? '+' : '−'}${figure(Math.abs(m.percent))}%)`;
+  return html`<li>
+  <a href="${accountHref(m.platform, m.username)}">@${m.username}</a> ${verb} ${plural(Math.abs(m.change), 'follower')} in ${WINDOW_TEXT[list.window]}${percent}
 </li>`;
-  return html`<ol class="movers" id="movers">
-${movers.map(item)}
+}
+
+function moverList(list: MoverList): Html {
+  const id = `movers-${list.window}-${list.direction}`;
+  const title = `${list.direction === 'up' ? 'Gained most' : 'Lost most'} in ${WINDOW_TEXT[list.window]}`;
+  const body =
+    list.movers.length === 0
+      ? html`<p class="hint">No account ${list.direction === 'up' ? 'gained' : 'lost'} followers over the last ${WINDOW_TEXT[list.window]} yet.</p>`
+      : html`<ol class="movers">
+${list.movers.map((m) => moverItem(m, list))}
 </ol>`;
+  return html`<div class="mover-list" id="${id}">
+<h3>${title}</h3>
+${body}
+</div>`;
+}
+
+export async function topMovers(accounts: ServiceDeps): Promise<Html> {
+  const lists = await readMovers(accounts, SHOWN);
+  return html`<div class="mover-grid" id="movers">
+${lists.map(moverList)}
+</div>`;
 }

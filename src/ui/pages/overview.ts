@@ -1,6 +1,7 @@
 // Overview: accounts per status and platform, the tracker per platform (due, rate-limit headroom,
-// daily read budget, last tick), X's spend and budgets, the top movers, the latest events (following the log like the Events page), and
+// daily read budget, last tick), X's spend and budgets, the top movers, total followers over time, the latest events (following the log like the Events page), and
 // where to start when nothing is tracked yet.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
@@ -18,7 +19,8 @@ import { eventsTable, latestEvents } from './events.ts';
 import { sessionOf } from '../session.ts';
 import { readSpend, type SpendSummary } from '../../services/spend.ts';
 import { spendTables } from './overview-spend.ts';
-import { topGainers } from './overview-movers.ts';
+import { topMovers } from './overview-movers.ts';
+import { OverviewQuery, totalsSection } from './overview-totals.ts';
 import type { ServiceDeps } from '../../services/context.ts';
 
 /** The counts (accounts from the kept counts, the tracker's due accounts, spend) are reused for this long, at least. */
@@ -142,12 +144,15 @@ export function registerOverview(
     { onStaleError: (error) => app.log.warn({ err: error }, 'overview counts failed') },
   );
 
-  app.get('/ui/', { config: { access: 'public', ui: 'app' } }, async (request, reply) => {
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  const route = { config: { access: 'public', ui: 'app' }, schema: { querystring: OverviewQuery } } as const;
+  typed.get('/ui/', route, async (request, reply) => {
     const session = sessionOf(request);
-    const [counts, latest, movers] = await Promise.all([
+    const [counts, latest, movers, totals] = await Promise.all([
       countsCache.get(),
       latestEvents(store, 10),
-      topGainers(accounts),
+      topMovers(accounts),
+      totalsSection(accounts, request.query.tag ?? '', request.query.range ?? '30d'),
     ]);
     const total = counts.byStatus.reduce((sum, r) => sum + r.n, 0);
     const body = html`<h1>Overview</h1>
@@ -170,10 +175,24 @@ ${spendTables(counts.spend)}
 ${movers}
 </section>
 <section>
+<h2>Followers over time</h2>
+${totals}
+</section>
+<section>
 <h2>Latest events</h2>
 ${eventsTable(latest.events, latest.position)}
 <p><a href="/ui/events">All events, live</a></p>
 </section>`;
-    return sendPage(reply, layout({ title: 'Overview', session, section: 'overview', body, scripts: ['events.js'] }));
+    return sendPage(
+      reply,
+      layout({
+        title: 'Overview',
+        session,
+        section: 'overview',
+        body,
+        scripts: ['events.js', 'uplot.js', 'charts.js'],
+        styles: ['uplot.css'],
+      }),
+    );
   });
 }
