@@ -76,3 +76,29 @@ export async function listHistory(
   const more = rows.length > query.limit;
   return { snapshots: (more ? rows.slice(0, query.limit) : rows).map(toSnapshot), more };
 }
+
+/** The snapshots of several accounts observed at or after `from`, per account, oldest first. */
+export async function snapshotsSince(
+  db: Db,
+  accountIds: readonly number[],
+  from: number,
+): Promise<Map<number, MetricSnapshot[]>> {
+  const byAccount = new Map<number, MetricSnapshot[]>();
+  if (accountIds.length === 0) return byAccount;
+  const rows = await db
+    .selectFrom('metric_snapshots')
+    .selectAll()
+    .where('account_id', 'in', accountIds)
+    .where('bucket', '>=', from - 86_400_000)
+    .where('observed_at', '>=', from)
+    .orderBy('account_id')
+    .orderBy('bucket')
+    .execute();
+  for (const row of rows) {
+    const snapshot = toSnapshot(row);
+    const list = byAccount.get(snapshot.accountId) ?? [];
+    list.push(snapshot);
+    byAccount.set(snapshot.accountId, list);
+  }
+  return byAccount;
+}

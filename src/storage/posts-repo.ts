@@ -137,3 +137,15 @@ export async function listPosts(
   const more = rows.length > limit;
   return { posts: (more ? rows.slice(0, limit) : rows).map(toPost), more };
 }
+
+/** When each account's newest stored post was written (own posts and reposts alike). */
+export async function lastPostTimes(db: Db, accountIds: readonly number[]): Promise<Map<number, number>> {
+  if (accountIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('posts')
+    .select(['account_id', (eb) => eb.fn.max('created_at').as('last')])
+    .where('account_id', 'in', accountIds)
+    .groupBy('account_id')
+    .execute();
+  return new Map(rows.map((r) => [Number(r.account_id), Number(r.last)]));
+}

@@ -1,17 +1,19 @@
 // Records the events of a written batch, in its transaction: what each account was before the
-// check and what was written, through the pure rules of domain/events.ts.
+// check and what was written, through the pure rules of domain/events.ts, and the alert rules'
+// firings (check-alerts.ts).
 import { decideCheckEvents, type EventMarks, type NewEvent } from '../domain/events.ts';
 import { accountPublicId } from '../domain/ids.ts';
 import { loadEventMarks, recordEvents, saveEventMarks } from '../storage/events-repo.ts';
 import type { Executor } from '../storage/store.ts';
 import type { ClaimedAccount } from '../storage/leases-repo.ts';
 import type { CheckWrite } from '../storage/tracking-repo.ts';
+import { decideAlertEvents } from './check-alerts.ts';
 import type { TrackerContext } from './context.ts';
 
 /** `written` are the checks that were stored (their lease still held), matched to `accounts` by id. */
 export async function recordCheckEvents(
   trx: Executor,
-  ctx: Pick<TrackerContext, 'store' | 'settings'>,
+  ctx: Pick<TrackerContext, 'store' | 'settings' | 'logger'>,
   accounts: readonly ClaimedAccount[],
   written: readonly CheckWrite[],
   now: number,
@@ -54,5 +56,6 @@ export async function recordCheckEvents(
     if (decision.marks !== null && decision.marks !== marks.get(write.id)) changedMarks.set(write.id, decision.marks);
   }
   await saveEventMarks(trx, ctx.store.caps, changedMarks);
+  events.push(...(await decideAlertEvents(trx, ctx, accounts, written, now)));
   await recordEvents(trx, ctx.store.caps, events, now);
 }
