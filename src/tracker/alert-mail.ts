@@ -1,25 +1,19 @@
-// THE SEAM for alert e-mail (DESIGN §12): a firing rule with recipients hands its event here, in
-// the check's transaction. Until the mail outbox (migration 014, the mail helper's work) is on
-// main, nothing is queued: this logs what would have been sent. Wiring it is one change, here:
-// insert one outbox message per firing (subject and body from domain/event-sentences.ts) in `trx`.
+// A firing rule's e-mail (DESIGN §12): one message per firing to the rule's recipients, put in the
+// mail outbox in the check's transaction, so it is sent if and only if the alert was recorded.
+import { alertMailText } from '../domain/alert-mail-text.ts';
 import type { NewEvent } from '../domain/events.ts';
+import { enqueueMail } from '../services/mail-outbox.ts';
 import type { Executor } from '../storage/store.ts';
-import type { TrackerContext } from './context.ts';
 
 export interface AlertMail {
+  ruleId: string;
   recipients: readonly string[];
   event: NewEvent;
 }
 
-export async function queueAlertMail(
-  _trx: Executor,
-  ctx: Pick<TrackerContext, 'logger'>,
-  mails: readonly AlertMail[],
-  _now: number,
-): Promise<void> {
-  for (const mail of mails)
-    ctx.logger.info(
-      { recipients: mail.recipients, account: mail.event.accountId, rule: mail.event.data.rule },
-      'alert e-mail not queued: perch has no mail outbox yet',
-    );
+export async function queueAlertMail(trx: Executor, mails: readonly AlertMail[], now: number): Promise<void> {
+  for (const { ruleId, recipients, event } of mails) {
+    const data = event.account ? { account: event.account, ...event.data } : event.data;
+    await enqueueMail(trx, { to: recipients, kind: 'alert', ref: ruleId, ...alertMailText(data, ruleId, now) }, now);
+  }
 }

@@ -158,12 +158,10 @@ async function alertEvents(
   });
   await queueAlertMail(
     trx,
-    ctx,
     due.flatMap((f, i) => {
       const event = events[i];
-      return f.rule.definition.recipients.length > 0 && event
-        ? [{ recipients: f.rule.definition.recipients, event }]
-        : [];
+      const { recipients } = f.rule.definition;
+      return recipients.length > 0 && event ? [{ ruleId: f.rule.id, recipients, event }] : [];
     }),
     now,
   );

@@ -11,7 +11,10 @@ import { insertAlertRule } from '../../src/storage/alert-rules-repo.ts';
 import { recentFirings } from '../../src/storage/alert-firings-repo.ts';
 import { listEvents } from '../../src/storage/events-list.ts';
 import { createWebhook } from '../../src/services/webhooks.ts';
+import { createLogger } from '../../src/logger.ts';
+import { createMailer } from '../../src/notify/create-mailer.ts';
 import { trackerWorld, type TrackerWorld } from '../helpers/tracker.ts';
+import { startSmtpReceiver } from '../notify/smtp-receiver.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -178,4 +181,32 @@ test('a rule that cannot be read or weighed is skipped; the check and the other 
   const later = await w.account('x', 'ann');
   assert.equal(later.metrics?.followers, 2_500);
   assert.equal((await alerts(w)).length, 1);
+});
+
+test("a firing is mailed to the rule's recipients over SMTP, queued with the check", async (t) => {
+  const smtp = await startSmtpReceiver();
+  t.after(() => smtp.close());
+  const w = await trackerWorld(t, { env: { SMTP_URL: smtp.url, MAIL_FROM: 'perch <perch@example.test>' } });
+  w.x.addUser({ username: 'ann', followers: 2_000 });
+  await w.importCsv('username\nann\n');
+  const rule = await addRule(w, {
+    name: 'Ann is big',
+    metric: 'followers',
+    condition: { above: 1_000 },
+    recipients: ['ada@example.test', 'bob@example.test'],
+  });
+  await addRule(w, { metric: 'followers', condition: { above: 1_500 } });
+  await w.tracker().tick();
+  const mailer = createMailer(w.config, w.store, createLogger('silent'), {
+    clock: { now: w.clock.now, sleep: async () => {} },
+  });
+  assert.ok(mailer);
+  t.after(() => mailer.stop());
+  assert.equal(await mailer.runOnce(), 1, 'one message: the other rule has no recipients');
+  const [got] = smtp.messages;
+  assert.equal(got?.subject, 'Alert “Ann is big” fired for @ann: followers 2,000 (threshold 1,000)');
+  assert.deepEqual(smtp.envelopes[0], ['ada@example.test', 'bob@example.test']);
+  assert.match(got?.text ?? '', new RegExp(`/ui/alerts/${rule}`));
+  assert.match(String(got?.html), /Ann is big/);
+  assert.doesNotMatch(String(got?.html), /<img|<script/);
 });
