@@ -146,7 +146,12 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   await app.register(usageRoutes, { store, clock, config });
   await app.register(apiKeyRoutes, { keys: services.keys, keyCacheTtlMs: config.keyCacheTtlMs });
   await app.register(eventRoutes, { store });
-  await app.register(eventStreamRoutes, { store });
+  await app.register(eventStreamRoutes, {
+    store,
+    limits: { perKey: config.eventStreamsPerKey, max: config.eventStreamsMax },
+    authenticator: deps.authenticator,
+    keyCacheTtlMs: config.keyCacheTtlMs,
+  });
   await app.register(webhookRoutes, { webhooks: services.webhooks });
   // The dashboard: server-rendered pages calling the same services (src/ui/README.md).
   await app.register(uiRoutes, { config, services, store, clock, tracker });

@@ -46,6 +46,10 @@ export interface Config extends MailSettings {
   readonly authFailuresPerMinute: number;
   /** How long a validated key is trusted before it is looked up again: the bound on revocation. */
   readonly keyCacheTtlMs: number;
+  /** Event streams (GET /api/events/stream) one key may hold open on a process. */
+  readonly eventStreamsPerKey: number;
+  /** Event streams open on a process, all keys together. */
+  readonly eventStreamsMax: number;
   readonly requestTimeoutMs: number;
   /** false, a number of proxy hops to trust, or a comma-separated list of proxy addresses/CIDRs. */
   readonly trustProxy: boolean | number | string;

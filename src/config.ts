@@ -220,6 +220,8 @@ export function createConfig(env: Env, overrides: Partial<Config> = {}, baseDir 
     rateLimitPerMinute: integer('RATE_LIMIT_PER_MINUTE', 600, 1, 100_000_000),
     authFailuresPerMinute: integer('AUTH_FAILURES_PER_MINUTE', 20, 1, 1_000_000),
     keyCacheTtlMs: duration('KEY_CACHE_TTL', '2s', 0),
+    eventStreamsPerKey: integer('EVENT_STREAMS_PER_KEY', 5, 1, 1_000),
+    eventStreamsMax: integer('EVENT_STREAMS_MAX', 500, 1, 100_000),
     requestTimeoutMs: duration('REQUEST_TIMEOUT', '60s'),
     trustProxy: proxies('TRUST_PROXY'),
     shutdownTimeoutMs: duration('SHUTDOWN_TIMEOUT', '10s'),

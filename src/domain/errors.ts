@@ -40,6 +40,7 @@ export const ERROR_CODES = [
   'webhook_url_refused',
   'rate_limited',
   'too_many_auth_failures',
+  'too_many_streams',
   'request_header_too_large',
   'internal',
   'store_unavailable',

@@ -42,6 +42,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   webhook_url_refused: 422,
   rate_limited: 429,
   too_many_auth_failures: 429,
+  too_many_streams: 429,
   request_header_too_large: 431,
   internal: 500,
   store_unavailable: 503,

@@ -52,6 +52,8 @@ export class KeyAuthenticator {
   private generation = 0;
   /** Keys whose revocation through this process is being written. */
   private readonly revoking = new Set<string>();
+  /** Told of every revocation through this process (open event streams end at once). */
+  private readonly revokedListeners = new Set<(keyId: string) => void>();
 
   constructor(
     private readonly reader: Executor,
@@ -118,6 +120,13 @@ export class KeyAuthenticator {
     for (const [hash, entry] of this.cache) {
       if (entry.key.status === 'valid' && entry.key.principal.keyId === keyId) this.cache.delete(hash);
     }
+    for (const listener of this.revokedListeners) listener(keyId);
+  }
+
+  /** Calls `listener` with the id of every key revoked through this process; returns the undo. */
+  onRevoked(listener: (keyId: string) => void): () => void {
+    this.revokedListeners.add(listener);
+    return () => this.revokedListeners.delete(listener);
   }
 
   private async lookup(hash: string): Promise<StoredKey> {

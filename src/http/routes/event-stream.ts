@@ -1,45 +1,56 @@
 // The events as Server-Sent Events: each `id:` is a cursor, and a client reconnecting with
 // `Last-Event-ID` (EventSource does it by itself) resumes after the last event it received.
 // https://html.spec.whatwg.org/multipage/server-sent-events.html
-import type { ServerResponse } from 'node:http';
-import { setImmediate } from 'node:timers/promises';
+// A public surface for any key, so bounded: streams per key and per process (429 beyond), a
+// lifetime, a paced catch-up (../sse-pump.ts), and the key checked again every 5 s.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { clampEventPosition, currentEventPosition, readEvents } from '../../services/events.ts';
+import { PerchError } from '../../domain/errors.ts';
+import type { KeyAuthenticator } from '../../services/api-keys.ts';
+import { EventFeed, type StreamLimits } from '../../services/event-feed.ts';
+import { clampEventPosition, currentEventPosition } from '../../services/events.ts';
 import type { Store } from '../../services/context.ts';
+import { sendProblem } from '../errors.ts';
 import { problems } from '../schemas.ts';
-import { eventCursor, eventFilters, EventFilters, readEventCursor } from './events.ts';
+import { CATCH_UP_MAX, pumpEvents } from '../sse-pump.ts';
+import { eventFilters, EventFilters, readEventCursor } from './events.ts';
 
-/** How often an open stream looks for new events (events may come from any process). */
+/** How often the process's one poller looks for new events (events may come from any process). */
 const POLL_MS = 1_000;
-/** A comment line this often keeps proxies from closing a quiet stream. */
-const KEEPALIVE_MS = 15_000;
-const PAGE = 200;
-/**
- * What one connection sends before it ends, so that catching up from an old cursor is a series of
- * bounded responses: EventSource reconnects by itself with Last-Event-ID and goes on from there.
- */
-const CATCH_UP_MAX = 10_000;
-/** A reader whose socket has not drained for this long is let go (its unsent bytes stay bounded meanwhile). */
-const STALL_MS = 30_000;
-/** What a stream writes in one turn of the event loop before it lets other work run. */
-const TURN_BYTES = 32 * 1_024;
+/** The longest a stream may ask to stay open; EventSource reconnects by itself after it. */
+const MAX_SECONDS = 900;
+/** DESIGN §3: a revocation reaches every process within this. */
+const REVOCATION_BOUND_MS = 5_000;
+/** What a refused stream is told to wait: streams end within their lifetime, so a slot frees up. */
+const RETRY_AFTER_S = 10;
 
-export default async function eventStreamRoutes(root: FastifyInstance, deps: { store: Store }) {
+export interface EventStreamDeps {
+  store: Store;
+  limits: StreamLimits;
+  authenticator: Pick<KeyAuthenticator, 'check' | 'onRevoked'>;
+  /** KEY_CACHE_TTL: a stream checks its key often enough that a revocation elsewhere ends it within 5 s. */
+  keyCacheTtlMs: number;
+}
+
+export default async function eventStreamRoutes(root: FastifyInstance, deps: EventStreamDeps) {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
-  const open = new Set<AbortController>();
+  const feed = new EventFeed(deps.store, deps.limits, POLL_MS, (error) =>
+    app.log.warn({ err: error }, 'the event feed could not read new events'),
+  );
+  // A key revoked through this process ends its streams at once; other processes' within 5 s.
+  const forget = deps.authenticator.onRevoked((keyId) => feed.endStreamsOf(keyId));
   // Streams never end by themselves: close them when the server closes, or it would wait for them.
   app.addHook('preClose', async () => {
-    for (const stream of open) stream.abort();
+    forget();
+    await feed.close();
   });
 
   app.get('/api/events/stream', {
     config: { access: 'app' },
     schema: {
       summary: 'Events as Server-Sent Events',
-      description:
-        'The events of GET /api/events as a `text/event-stream`: `event:` is the type, `data:` the event document, `id:` its cursor. Send `Last-Event-ID` (or `after`) to resume after an event; without either the stream starts with the next event written. Filters as in GET /api/events. A comment line every 15 s keeps the connection alive. The server ends a stream after `maxSeconds` (5 minutes by default) and EventSource reconnects by itself with Last-Event-ID, so long-lived streams spread over the API processes behind a load balancer.',
+      description: `The events of GET /api/events as a \`text/event-stream\`: \`event:\` is the type, \`data:\` the event document, \`id:\` its cursor. Send \`Last-Event-ID\` (or \`after\`) to resume after an event; without either the stream starts with the next event written; a cursor before the oldest event kept starts at it. Filters as in GET /api/events. A comment line every 15 s keeps the connection alive. Limits: one response sends at most ${CATCH_UP_MAX} events and then ends (EventSource resumes with Last-Event-ID), catching up is paced by the reader (a reader that stops reading for 30 s is let go), a stream ends after \`maxSeconds\` (5 minutes by default, at most ${MAX_SECONDS} s), and the key is checked again every 5 s (a revoked key's stream ends). A key may hold EVENT_STREAMS_PER_KEY streams (5 by default) and a process EVENT_STREAMS_MAX (500): beyond, 429 \`too_many_streams\` with Retry-After.`,
       tags: ['events'],
       headers: Type.Object({ 'last-event-id': Type.Optional(Type.String({ maxLength: 200 })) }),
       querystring: Type.Object(
@@ -49,9 +60,9 @@ export default async function eventStreamRoutes(root: FastifyInstance, deps: { s
           maxSeconds: Type.Optional(
             Type.Integer({
               minimum: 1,
-              maximum: 3_600,
+              maximum: MAX_SECONDS,
               default: 300,
-              description: 'The stream ends after this long; EventSource reconnects by itself with Last-Event-ID.',
+              description: `The stream ends after this long (at most ${MAX_SECONDS} s); EventSource reconnects by itself with Last-Event-ID.`,
             }),
           ),
         },
@@ -77,103 +88,55 @@ export default async function eventStreamRoutes(root: FastifyInstance, deps: { s
     handler: async (request, reply) => {
       const resumeFrom = request.headers['last-event-id'] ?? request.query.after;
       // Checked before the stream opens, so a bad cursor or filter is a plain 400.
-      const filters = eventFilters(request.query);
-      let after =
-        resumeFrom !== undefined && resumeFrom !== ''
-          ? await clampEventPosition(deps.store, readEventCursor(resumeFrom))
-          : await currentEventPosition(deps.store);
+      const filter = eventFilters(request.query);
+      const presented = String(request.headers['x-api-key']);
+      const { keyId } = request.principal ?? { keyId: '' };
+      const stream = feed.open(keyId);
+      if (typeof stream === 'string') {
+        const detail =
+          stream === 'per_key'
+            ? `This API key already has ${deps.limits.perKey} open event streams; close one or retry in ${RETRY_AFTER_S} s.`
+            : `This server already has ${deps.limits.max} open event streams; retry in ${RETRY_AFTER_S} s.`;
+        return sendProblem(reply, new PerchError('too_many_streams', detail), {
+          'retry-after': String(RETRY_AFTER_S),
+        });
+      }
       const stop = new AbortController();
-      open.add(stop);
       const ends = setTimeout(() => stop.abort(), (request.query.maxSeconds ?? 300) * 1_000);
-      reply.hijack();
-      const res = reply.raw;
-      res.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-store',
-        connection: 'keep-alive',
-        'x-accel-buffering': 'no',
-      });
-      // retry: how long EventSource waits before it reconnects after the stream ends.
-      res.write(': perch events\nretry: 1000\n\n');
-      request.raw.on('close', () => stop.abort());
-      let quietSince = Date.now();
-      let sent = 0;
-      let turnBytes = 0;
+      const abort = () => stop.abort();
+      stream.ended.addEventListener('abort', abort, { once: true });
       try {
-        while (!stop.signal.aborted) {
-          const page = await readEvents(deps.store, { after, limit: PAGE, ...filters });
-          for (const { seq, ...event } of page.data) {
-            const text = `id: ${eventCursor(seq)}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
-            // Past the socket's high-water mark, wait for the reader; one that stalls is let go.
-            if (!res.write(text) && !(await drained(res, stop.signal, STALL_MS))) {
-              if (!stop.signal.aborted) request.log.info('event stream ended: the reader stopped reading');
-              res.destroy();
-              return;
-            }
-            // A fast reader drains at once: still, no more than a slice of bytes per turn of the loop.
-            turnBytes += text.length;
-            if (turnBytes >= TURN_BYTES) {
-              turnBytes = 0;
-              await setImmediate();
-            }
-          }
-          after = page.nextSeq;
-          sent += page.data.length;
-          if (sent >= CATCH_UP_MAX) {
-            // Enough for one connection: EventSource comes back with Last-Event-ID and goes on.
-            res.write(': reconnect to go on\n\n');
-            break;
-          }
-          // Catching up: one page per turn of the event loop, so other requests are served between.
-          if (page.data.length === PAGE) {
-            await setImmediate();
-            continue;
-          }
-          if (Date.now() - quietSince >= KEEPALIVE_MS) {
-            res.write(': keepalive\n\n');
-            quietSince = Date.now();
-          }
-          await waitOrAbort(POLL_MS, stop.signal);
-        }
-      } catch (error) {
-        request.log.warn({ err: error }, 'event stream ended by an error');
+        const after =
+          resumeFrom !== undefined && resumeFrom !== ''
+            ? await clampEventPosition(deps.store, readEventCursor(resumeFrom))
+            : await currentEventPosition(deps.store);
+        reply.hijack();
+        const res = reply.raw;
+        res.writeHead(200, {
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-store',
+          connection: 'keep-alive',
+          'x-accel-buffering': 'no',
+        });
+        // retry: how long EventSource waits before it reconnects after the stream ends.
+        res.write(': perch events\nretry: 1000\n\n');
+        request.raw.on('close', abort);
+        await pumpEvents({
+          res,
+          store: deps.store,
+          feed,
+          filter,
+          after,
+          stop: stop.signal,
+          keyStillValid: async () => (await deps.authenticator.check(presented)).ok,
+          recheckMs: Math.max(1_000, REVOCATION_BOUND_MS - deps.keyCacheTtlMs),
+          log: request.log,
+        });
       } finally {
         clearTimeout(ends);
-        open.delete(stop);
-        res.end();
+        stream.ended.removeEventListener('abort', abort);
+        feed.release(stream);
       }
     },
-  });
-}
-
-/** Resolves true once `res` has drained, false when it closed, the stream ended or `ms` passed first. */
-function drained(res: ServerResponse, signal: AbortSignal, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => done(false), ms);
-    const onDrain = () => done(true);
-    const onEnd = () => done(false);
-    function done(ok: boolean) {
-      clearTimeout(timer);
-      res.off('drain', onDrain);
-      res.off('close', onEnd);
-      signal.removeEventListener('abort', onEnd);
-      resolve(ok && !signal.aborted);
-    }
-    if (signal.aborted) return done(false);
-    res.on('drain', onDrain);
-    res.on('close', onEnd);
-    signal.addEventListener('abort', onEnd, { once: true });
-  });
-}
-
-function waitOrAbort(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
   });
 }
