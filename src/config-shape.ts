@@ -2,8 +2,9 @@
 import type { Platform } from './domain/platforms.ts';
 import type { RateCard } from './domain/spend.ts';
 import type { MailSettings } from './config-mail.ts';
+import type { FollowerSettings } from './config-followers.ts';
 
-export interface Config extends MailSettings {
+export interface Config extends MailSettings, FollowerSettings {
   readonly port: number;
   readonly host: string;
   readonly databaseUrl: string;
@@ -83,6 +84,6 @@ export interface Config extends MailSettings {
   readonly preparedStatements: boolean;
 }
 
-/** Tables pruned by age (services/retention.ts); the setting is `<NAME>_RETENTION` (events: `EVENT_RETENTION`). */
-export const RETAINED_TABLES = ['history', 'audit', 'imports', 'idempotency', 'events'] as const;
+/** Tables pruned by age (services/retention.ts); the setting is `<NAME>_RETENTION` (events: `EVENT_RETENTION`, followers: `FOLLOWER_RETENTION`). */
+export const RETAINED_TABLES = ['history', 'audit', 'imports', 'idempotency', 'events', 'followers'] as const;
 export type RetainedTable = (typeof RETAINED_TABLES)[number];

@@ -8,6 +8,7 @@ import { PERCH_HOME } from './perch-home.ts';
 import { RETAINED_TABLES, type Config, type RetainedTable } from './config-shape.ts';
 import { ConfigError } from './config-error.ts';
 import { mailSettings } from './config-mail.ts';
+import { followerSettings } from './config-followers.ts';
 
 export { RETAINED_TABLES, type Config, type RetainedTable } from './config-shape.ts';
 export { ConfigError };
@@ -18,9 +19,13 @@ const RETENTION_DEFAULTS: Record<RetainedTable, string> = {
   imports: '90d',
   idempotency: '24h',
   events: '30d',
+  followers: '90d',
 };
 /** Settings not named `<NAME>_RETENTION`: events keep the name they had before they joined the list. */
-const RETENTION_SETTINGS: Partial<Record<RetainedTable, string>> = { events: 'EVENT_RETENTION' };
+const RETENTION_SETTINGS: Partial<Record<RetainedTable, string>> = {
+  events: 'EVENT_RETENTION',
+  followers: 'FOLLOWER_RETENTION',
+};
 
 /** The environment variable that sets a table's retention. */
 export const retentionSetting = (table: RetainedTable): string =>
@@ -238,6 +243,7 @@ export function createConfig(env: Env, overrides: Partial<Config> = {}, baseDir 
     uiRemoteImages: flag('UI_REMOTE_IMAGES', false),
     preparedStatements: flag('PREPARED_STATEMENTS', true),
     ...mailSettings(text, durations, problems),
+    ...followerSettings(text, duration, integer, problems),
     ...overrides,
   };
   if (config.keyHashSecret === null && config.databaseUrl.startsWith('postgres')) {

@@ -171,11 +171,11 @@ export async function closePass(db: Db, pass: OpenPass, now: number, nextAt: num
   return { gained: gained.map(identity), lost: lost.map(identity), gainedCount, lostCount, followers, baseline };
 }
 
-/** Notes why a pass stopped and when to try again; its cursor and marks stay for the resume. */
-export async function postponePass(db: Db, accountId: number, nextAt: number, error: string | null): Promise<void> {
+/** Gives the running pass up (the account is gone, or its cursor is refused): the next one starts afresh. */
+export async function abandonPass(db: Db, accountId: number): Promise<void> {
   await db
     .updateTable('follower_passes')
-    .set({ next_at: nextAt, last_error: error === null ? null : error.slice(0, 500) })
+    .set({ started_at: null, cursor: null, pages: 0, seen: 0 })
     .where('account_id', '=', accountId)
     .execute();
 }

@@ -16,6 +16,8 @@ export const RETAINED: Record<RetainedTable, readonly Prune[]> = {
   imports: [byAge('imports', 'created_at')],
   idempotency: [byAge('idempotency_keys', 'created_at')],
   events: [pruneEvents, pruneAttempts],
+  // Identities of followers who left (followers_gone); current followers have no gone_at.
+  followers: [byAge('followers', 'gone_at')],
 };
 
 /**

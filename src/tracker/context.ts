@@ -8,6 +8,7 @@ import type { Store } from '../storage/store.ts';
 import type { RateGate } from '../limits/rate-gate.ts';
 import type { SpendBudget } from '../limits/spend-budget.ts';
 import type { SleepingClock } from '../clock.ts';
+import type { FollowerPassSettings } from './follower-passes.ts';
 
 export interface TrackerSettings {
   intervalMs: number;
@@ -28,6 +29,8 @@ export interface TrackerSettings {
   postsRefreshedPerAccount: number;
   /** Rules of the events a check produces; null: checks record no events. */
   events: EventRules | null;
+  /** Follower passes (DESIGN §11); null: none run. */
+  followers: FollowerPassSettings | null;
 }
 
 export interface TrackerMetrics {

@@ -24,6 +24,11 @@ export function trackerSettings(config: Config): TrackerSettings {
     postRefreshWindowMs: config.postRefreshWindowMs,
     postsRefreshedPerAccount: 100,
     events: { spikePercent: config.followerSpikePercent },
+    followers: {
+      intervalMs: config.followerListIntervalMs,
+      leaseMs: config.trackLeaseMs,
+      rule: { maxFollowers: config.followerListMax, tags: config.followerListTags },
+    },
   };
 }
 

@@ -17,6 +17,7 @@ import { Heartbeat } from './heartbeat.ts';
 import { createLane, laneStatus, type Lane } from './lane.ts';
 import { runRound, type RoundDeps, type RoundReport } from './lane-round.ts';
 import { PollingLoop } from '../loop.ts';
+import { followerWaitMs, runFollowerRound, type FollowerJobDeps, type FollowerRoundReport } from './follower-passes.ts';
 import type { SpendPlan } from '../limits/spend-plan.ts';
 
 /** An idle lane looks for due work at least this often (a store that cannot notify, a lost notification). */
@@ -61,6 +62,7 @@ export class Tracker implements TrackerView {
   private checked = 0;
   private batches = 0;
   private readonly heartbeat: Heartbeat;
+  private readonly followerJob: FollowerJobDeps | null;
 
   constructor(options: TrackerOptions) {
     this.options = options;
@@ -85,6 +87,14 @@ export class Tracker implements TrackerView {
       logger: options.logger,
       random: options.random ?? Math.random,
       signal: this.abort.signal,
+    };
+    const followers = options.settings.followers;
+    this.followerJob = followers && {
+      ...shared,
+      lanes: this.lanes,
+      settings: followers,
+      nextOwner: () => `${this.owner}/f${++this.claims}`,
+      stopping: () => this.stopping,
     };
     this.round = {
       shared,
@@ -124,6 +134,25 @@ export class Tracker implements TrackerView {
       this.loops.push(loop);
       loop.start();
     }
+    const job = this.followerJob;
+    if (job) {
+      // Follower passes share the lanes' gates and budgets, on a loop of their own.
+      const loop = new PollingLoop(
+        {
+          round: async () => void (await runFollowerRound(job)),
+          waitMs: () => followerWaitMs(store, this.options.clock),
+          onError: (error) => logger.error({ err: error }, 'follower passes failed'),
+        },
+        this.options.clock,
+      );
+      this.loops.push(loop);
+      loop.start();
+    }
+  }
+
+  /** One round of follower passes: every due pass runs until it finishes or must wait (tests drive it so). */
+  followerRound(): Promise<FollowerRoundReport> {
+    return this.followerJob ? runFollowerRound(this.followerJob) : Promise.resolve({});
   }
 
   /** Wakes idle lanes at once (an import or a refresh made accounts due). */
