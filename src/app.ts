@@ -35,6 +35,7 @@ import meRoutes from './http/routes/me.ts';
 import metricsRoutes from './http/routes/metrics.ts';
 import usageRoutes from './http/routes/usage.ts';
 import webhookRoutes from './http/routes/webhooks.ts';
+import alertRoutes from './http/routes/alerts.ts';
 import uiRoutes from './ui/routes.ts';
 
 let requestCounter = 0;
@@ -121,6 +122,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
         { name: 'health', description: 'Readiness and liveness' },
         { name: 'events', description: 'What changed, by polling or as a stream' },
         { name: 'webhooks', description: 'Endpoints that receive events, signed (Standard Webhooks)' },
+        { name: 'alerts', description: 'Alert rules: what a person asked to hear about (DESIGN §12)' },
       ],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
@@ -153,6 +155,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     keyCacheTtlMs: config.keyCacheTtlMs,
   });
   await app.register(webhookRoutes, { webhooks: services.webhooks });
+  await app.register(alertRoutes, { alerts: services.alerts });
   // The dashboard: server-rendered pages calling the same services (src/ui/README.md).
   await app.register(uiRoutes, { config, services, store, clock, tracker });
   return app;

@@ -11,5 +11,8 @@ export const AUDIT_ACTIONS = [
   'webhook.update',
   'webhook.delete',
   'webhook.rotate_secret',
+  'alert.create',
+  'alert.update',
+  'alert.delete',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

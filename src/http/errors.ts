@@ -24,6 +24,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   account_not_found: 404,
   api_key_not_found: 404,
   webhook_not_found: 404,
+  alert_not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
   last_admin_key: 409,

@@ -8,6 +8,7 @@ import type { Config } from '../config.ts';
 import { deriveKey } from '../domain/sealed-box.ts';
 import { resolveKeyHashSecret } from '../storage/key-secret.ts';
 import { openStore, type Store } from '../storage/store.ts';
+import type { AlertDeps } from './alerts.ts';
 import type { KeyAuthenticator, KeyDeps } from './api-keys.ts';
 import type { AuthDeps } from './authenticate.ts';
 import type { ServiceDeps } from './context.ts';
@@ -20,6 +21,7 @@ export interface CommandServices {
   keys: KeyDeps;
   imports: ImportDeps;
   webhooks: WebhookDeps;
+  alerts: AlertDeps;
 }
 
 /** Every group of use cases a server runs, each with its collaborators. */
@@ -56,6 +58,7 @@ export function commandServices(
       allowPrivate: config.webhookAllowPrivate,
       notify: notifyDeliverer,
     },
+    alerts: { store, clock },
   };
 }
 

@@ -86,3 +86,17 @@ export async function recentFirings(db: Db, ruleId: string, limit: number): Prom
     count: Number(row.fired_count),
   }));
 }
+
+/** The platform and username of each account row id given (for firings and rule scopes). */
+export async function accountNames(
+  db: Db,
+  accountIds: readonly number[],
+): Promise<Map<number, { platform: string; username: string }>> {
+  if (accountIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('accounts')
+    .select(['id', 'platform', 'username'])
+    .where('id', 'in', [...new Set(accountIds)])
+    .execute();
+  return new Map(rows.map((r) => [Number(r.id), { platform: r.platform, username: r.username }]));
+}

@@ -86,7 +86,30 @@ const SAMPLES: Record<string, Sample> = {
     method: 'GET',
     url: `/api/admin/webhooks/${await webhook(t)}/deliveries`,
   }),
+  'POST /api/admin/alerts': () => ({
+    method: 'POST',
+    url: '/api/admin/alerts',
+    payload: { name: 'big', metric: 'followers', condition: { above: 10 } },
+  }),
+  'GET /api/admin/alerts': () => ({ method: 'GET', url: '/api/admin/alerts' }),
+  'GET /api/admin/alerts/:id': async (t) => ({ method: 'GET', url: `/api/admin/alerts/${await alertRule(t)}` }),
+  'PATCH /api/admin/alerts/:id': async (t) => ({
+    method: 'PATCH',
+    url: `/api/admin/alerts/${await alertRule(t)}`,
+    payload: { cooldown: '1h' },
+  }),
+  'DELETE /api/admin/alerts/:id': async (t) => ({ method: 'DELETE', url: `/api/admin/alerts/${await alertRule(t)}` }),
 };
+
+async function alertRule(t: TestApp): Promise<string> {
+  const response = await t.app.inject({
+    method: 'POST',
+    url: '/api/admin/alerts',
+    headers: { 'x-api-key': ADMIN_KEY },
+    payload: { name: 'big', metric: 'followers', condition: { above: 10 } },
+  });
+  return response.json<{ id: string }>().id;
+}
 
 /** A new webhook (a public address literal: no DNS, and never called here). */
 async function webhook(t: TestApp): Promise<string> {

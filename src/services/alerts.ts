@@ -1,0 +1,173 @@
+// Alert rule use cases shared by the API, the dashboard and the `perch alerts` command: define a
+// rule (checked field by field, its accounts known), list, read with when it fired, change and
+// delete. Each change is audited in its own transaction; the tracker weighs the rules.
+import type { Clock } from '../clock.ts';
+import { checkAlertRule, type AlertRuleDefinition } from '../domain/alert-rules.ts';
+import { PerchError } from '../domain/errors.ts';
+import { accountPublicId, newId } from '../domain/ids.ts';
+import { accountNames, recentFirings } from '../storage/alert-firings-repo.ts';
+import {
+  deleteAlertRule,
+  findAlertRule,
+  insertAlertRule,
+  listAlertRules,
+  updateAlertRule,
+  type AlertRuleRecord,
+} from '../storage/alert-rules-repo.ts';
+import { writeAudit } from '../storage/audit-repo.ts';
+import type { Executor, Store } from '../storage/store.ts';
+
+export interface AlertDeps {
+  store: Store;
+  clock: Clock;
+}
+
+export interface AlertRuleView {
+  id: string;
+  name: string;
+  scope: { tags?: string[]; platform?: string; accounts?: string[] };
+  metric: string;
+  condition: AlertRuleDefinition['condition'];
+  /** A duration such as "24h". */
+  cooldown: string;
+  recipients: string[];
+  enabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface FiringView {
+  account: { id: string; platform: string | null; username: string | null };
+  firedAt: string;
+  /** How often it fired for this account. */
+  count: number;
+  value: number | null;
+  data: Record<string, unknown>;
+}
+
+const UNITS = [
+  ['d', 86_400_000],
+  ['h', 3_600_000],
+  ['m', 60_000],
+  ['s', 1_000],
+] as const;
+
+/** `86400000` → "24h" (the largest unit that says it exactly; hours before days up to 48 h). */
+export function cooldownText(ms: number): string {
+  for (const [unit, size] of UNITS) {
+    if (unit === 'd' && ms <= 2 * 86_400_000) continue;
+    if (ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
+}
+
+export function toAlertView(record: AlertRuleRecord): AlertRuleView {
+  const { definition: d } = record;
+  const scope: AlertRuleView['scope'] = {};
+  if (d.scope.tags) scope.tags = d.scope.tags;
+  if (d.scope.platform) scope.platform = d.scope.platform;
+  if (d.scope.accounts) scope.accounts = d.scope.accounts.map(accountPublicId);
+  return {
+    id: record.id,
+    name: d.name,
+    scope,
+    metric: d.metric,
+    condition: d.condition,
+    cooldown: cooldownText(d.cooldownMs),
+    recipients: d.recipients,
+    enabled: d.enabled,
+    createdAt: new Date(record.createdAt).toISOString(),
+    updatedAt: new Date(record.updatedAt).toISOString(),
+  };
+}
+
+const notFound = (id: string) => new PerchError('alert_not_found', `There is no alert rule ${id.slice(0, 60)}.`);
+
+/** The definition `input` makes (on `base` for a change), or a 400 naming every bad field. */
+async function checked(db: Executor, input: unknown, base?: AlertRuleDefinition): Promise<AlertRuleDefinition> {
+  const result = checkAlertRule(input, base);
+  if (!result.ok)
+    throw new PerchError('validation_failed', 'The alert rule is not valid; see errors for each field.', {
+      errors: result.errors,
+    });
+  const accounts = result.value.scope.accounts ?? [];
+  const known = await accountNames(db, accounts);
+  const errors = accounts.flatMap((id, i) =>
+    known.has(id) ? [] : [{ field: `body/scope/accounts/${i}`, message: `${accountPublicId(id)} is not tracked` }],
+  );
+  if (errors.length > 0)
+    throw new PerchError('validation_failed', 'The scope names accounts perch does not know.', { errors });
+  return result.value;
+}
+
+export async function createAlertRule(deps: AlertDeps, input: unknown, actor: string | null): Promise<AlertRuleView> {
+  const now = deps.clock.now();
+  const record = await deps.store.db.transaction().execute(async (trx) => {
+    const definition = await checked(trx, input);
+    const created: AlertRuleRecord = { id: newId('alr'), definition, createdAt: now, updatedAt: now };
+    await insertAlertRule(trx, created);
+    await writeAudit(trx, {
+      actor,
+      action: 'alert.create',
+      target: created.id,
+      detail: { name: definition.name },
+      at: now,
+    });
+    return created;
+  });
+  return toAlertView(record);
+}
+
+export async function listAlertRuleViews(deps: AlertDeps): Promise<AlertRuleView[]> {
+  return (await listAlertRules(deps.store.reader)).map(toAlertView);
+}
+
+export async function getAlertRule(deps: AlertDeps, id: string): Promise<AlertRuleView> {
+  const record = await findAlertRule(deps.store.reader, id);
+  if (!record) throw notFound(id);
+  return toAlertView(record);
+}
+
+/** The rule's latest firings, newest first, one per account (with how often it fired there). */
+export async function firingsOf(deps: AlertDeps, id: string, limit = 50): Promise<FiringView[]> {
+  const firings = await recentFirings(deps.store.reader, id, limit);
+  const names = await accountNames(
+    deps.store.reader,
+    firings.map((f) => f.accountId),
+  );
+  return firings.map((f) => {
+    const name = names.get(f.accountId);
+    return {
+      account: { id: accountPublicId(f.accountId), platform: name?.platform ?? null, username: name?.username ?? null },
+      firedAt: new Date(f.firedAt).toISOString(),
+      count: f.count,
+      value: typeof f.data.value === 'number' ? f.data.value : null,
+      data: f.data,
+    };
+  });
+}
+
+export async function changeAlertRule(
+  deps: AlertDeps,
+  id: string,
+  change: unknown,
+  actor: string | null,
+): Promise<AlertRuleView> {
+  const now = deps.clock.now();
+  await deps.store.db.transaction().execute(async (trx) => {
+    const current = await findAlertRule(trx, id);
+    if (!current) throw notFound(id);
+    const definition = await checked(trx, change, current.definition);
+    await updateAlertRule(trx, id, definition, now);
+    await writeAudit(trx, { actor, action: 'alert.update', target: id, detail: { name: definition.name }, at: now });
+  });
+  return getAlertRule(deps, id);
+}
+
+export async function removeAlertRule(deps: AlertDeps, id: string, actor: string | null): Promise<void> {
+  const now = deps.clock.now();
+  await deps.store.db.transaction().execute(async (trx) => {
+    if (!(await deleteAlertRule(trx, id))) throw notFound(id);
+    await writeAudit(trx, { actor, action: 'alert.delete', target: id, at: now });
+  });
+}
