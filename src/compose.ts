@@ -12,6 +12,7 @@ import { StoreFailureThrottle } from './limits/failure-throttle.ts';
 import { KeyAuthenticator } from './services/api-keys.ts';
 import { ensureAdminKey } from './services/bootstrap-admin.ts';
 import { commandServices, type Services } from './services/services.ts';
+import { adminKeyFingerprint } from './services/ui-sessions.ts';
 import { createMetrics } from './metrics.ts';
 import { buildMetricsServer } from './http/metrics-server.ts';
 import { startRetention } from './services/retention.ts';
@@ -111,7 +112,8 @@ export async function composeApp(
         clock,
         auth,
         ttlMs: config.uiSessionTtlMs,
-        envAdminConfigured: config.adminApiKey !== null,
+        envAdminFingerprint:
+          config.adminApiKey === null ? null : adminKeyFingerprint(config.adminApiKey, keyHashSecret),
       },
     };
     const deps: AppDeps = {

@@ -1,7 +1,7 @@
 // Dashboard sign-in as use cases: an API key is checked once and exchanged for a random session
 // token (the cookie) with its own CSRF token; only the token's hash is stored. Every request looks
 // the session up with its key's state, so revoking the key ends the session on every process.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Role } from '../domain/roles.ts';
 import { deleteExpiredSessions, deleteSession, findLiveSession, insertSession } from '../storage/ui-sessions-repo.ts';
 import type { Store } from '../storage/store.ts';
@@ -23,8 +23,16 @@ export interface SessionDeps {
   /** Checks the key signing in, counting a refusal like the API's (authenticate.ts). */
   auth: AuthDeps;
   ttlMs: number;
-  /** ADMIN_API_KEY is set: its sessions stay valid (it is no stored key to look up). */
-  envAdminConfigured: boolean;
+  /**
+   * The fingerprint of ADMIN_API_KEY (adminKeyFingerprint), or null when it is unset. Its sessions
+   * hold while it is the same key: changing or removing it ends them.
+   */
+  envAdminFingerprint: string | null;
+}
+
+/** A keyed hash of ADMIN_API_KEY that names its value without revealing it (not the key's own hash). */
+export function adminKeyFingerprint(adminApiKey: string, secret: string): string {
+  return createHmac('sha256', secret).update(`perch-ui-session\0${adminApiKey}`).digest('base64url');
 }
 
 const hashToken = (token: string): string => createHash('sha256').update(token).digest('base64url');
@@ -51,7 +59,12 @@ export async function signIn(
   };
   await deps.store.db.transaction().execute(async (trx) => {
     await deleteExpiredSessions(trx, now);
-    await insertSession(trx, { tokenHash: hashToken(token), ...session, createdAt: now });
+    await insertSession(trx, {
+      tokenHash: hashToken(token),
+      ...session,
+      createdAt: now,
+      keyFingerprint: principal.keyId === ENV_ADMIN_KEY_ID ? deps.envAdminFingerprint : null,
+    });
   });
   return { ok: true, token, session };
 }
@@ -63,7 +76,7 @@ export async function findSession(deps: SessionDeps, token: string): Promise<UiS
     deps.store.reader,
     hashToken(token),
     deps.clock.now(),
-    deps.envAdminConfigured ? ENV_ADMIN_KEY_ID : null,
+    deps.envAdminFingerprint === null ? null : { keyId: ENV_ADMIN_KEY_ID, fingerprint: deps.envAdminFingerprint },
   );
   if (!row) return null;
   return {

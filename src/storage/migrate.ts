@@ -13,6 +13,7 @@ import { uiSessionsSchema } from './migrations/008-ui-sessions.ts';
 import { spendLedgerSchema } from './migrations/009-spend-ledger.ts';
 import { filterIndexesSchema } from './migrations/010-filter-indexes.ts';
 import { jetstreamSchema } from './migrations/011-jetstream.ts';
+import { streamHardeningSchema } from './migrations/012-stream-hardening.ts';
 import { followersSchema } from './migrations/013-followers.ts';
 import { mailDigestsSchema } from './migrations/014-mail-digests.ts';
 import { moversAndTotalsSchema } from './migrations/015-movers-and-totals.ts';
@@ -31,6 +32,7 @@ function migrations(caps: DialectCapabilities): Record<string, Migration> {
     '009-spend-ledger': spendLedgerSchema(),
     '010-filter-indexes': filterIndexesSchema(caps),
     '011-jetstream': jetstreamSchema(),
+    '012-stream-hardening': streamHardeningSchema(),
     '013-followers': followersSchema(),
     '014-mail-digests': mailDigestsSchema(caps),
     '015-movers-and-totals': moversAndTotalsSchema(),

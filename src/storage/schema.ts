@@ -198,6 +198,8 @@ export interface UiSessionsTable {
   csrf_token: string;
   created_at: number;
   expires_at: number;
+  /** ADMIN_API_KEY's fingerprint for its sessions (migration 012); null for stored keys'. */
+  key_fingerprint: string | null;
 }
 
 export interface Database

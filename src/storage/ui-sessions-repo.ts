@@ -13,6 +13,8 @@ export interface SessionRow {
   csrfToken: string;
   createdAt: number;
   expiresAt: number;
+  /** For a session of ADMIN_API_KEY, the fingerprint of the key that opened it. */
+  keyFingerprint: string | null;
 }
 
 export async function insertSession(db: Db, row: SessionRow): Promise<void> {
@@ -26,19 +28,21 @@ export async function insertSession(db: Db, row: SessionRow): Promise<void> {
       csrf_token: row.csrfToken,
       created_at: row.createdAt,
       expires_at: row.expiresAt,
+      key_fingerprint: row.keyFingerprint,
     })
     .execute();
 }
 
 /**
- * The session if it has not expired and its key is still good. `unstoredKeyId` names the one key
- * with no row (ADMIN_API_KEY), which cannot be revoked, only removed from the configuration.
+ * The session if it has not expired and its key is still good. `unstored` names the one key with
+ * no row (ADMIN_API_KEY) and the fingerprint of its current value: it cannot be revoked, only
+ * changed or removed from the configuration, and either ends the sessions it opened.
  */
 export async function findLiveSession(
   db: Db,
   tokenHash: string,
   now: number,
-  unstoredKeyId: string | null,
+  unstored: { keyId: string; fingerprint: string } | null,
 ): Promise<SessionRow | null> {
   const row = await db
     .selectFrom('ui_sessions as s')
@@ -51,6 +55,7 @@ export async function findLiveSession(
       's.csrf_token',
       's.created_at',
       's.expires_at',
+      's.key_fingerprint',
       'k.id as stored_id',
       'k.revoked_at',
       'k.expires_at as key_expires_at',
@@ -60,7 +65,7 @@ export async function findLiveSession(
     .executeTakeFirst();
   if (!row) return null;
   if (row.stored_id === null) {
-    if (row.key_id !== unstoredKeyId) return null;
+    if (unstored === null || row.key_id !== unstored.keyId || row.key_fingerprint !== unstored.fingerprint) return null;
   } else if (row.revoked_at !== null || (row.key_expires_at !== null && Number(row.key_expires_at) <= now)) {
     return null;
   }
@@ -72,6 +77,7 @@ export async function findLiveSession(
     csrfToken: row.csrf_token,
     createdAt: Number(row.created_at),
     expiresAt: Number(row.expires_at),
+    keyFingerprint: row.key_fingerprint,
   };
 }
 
