@@ -86,7 +86,7 @@ export default tseslint.config(
   {
     // Rows become domain types inside storage/: the tracker and the use cases see Account, Post and
     // the repositories' own types, never a table's row, its JSON columns or the mapping code.
-    files: ['src/tracker/**/*.ts', 'src/services/**/*.ts'],
+    files: ['src/tracker/**/*.ts', 'src/services/**/*.ts', 'src/stream/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -21,6 +21,7 @@ const concurrency = process.env.TEST_CONCURRENCY ?? '2';
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files],
-  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
+  // No test reaches the real Jetstream: a test that wants a stream starts a local one and names it.
+  { stdio: 'inherit', env: { BLUESKY_JETSTREAM_URL: 'off', ...process.env, NODE_ENV: 'test' } },
 );
 process.exit(result.status ?? 1);

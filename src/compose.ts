@@ -21,6 +21,7 @@ import { SERVER_BUSY_TIMEOUT_MS, openStore } from './storage/store.ts';
 import type { Tracker } from './tracker/tracker.ts';
 import type { Deliverer } from './webhooks/deliverer.ts';
 import type { Mailer } from './notify/mailer.ts';
+import type { BlueskyStream } from './stream/bluesky-stream.ts';
 import { systemClock, type Clock, type SleepingClock } from './clock.ts';
 import { readSpend } from './services/spend.ts';
 
@@ -33,6 +34,8 @@ export interface ComposeOptions {
   /** The tracker's clock (tests pass one whose sleeps move virtual time). */
   trackerClock?: SleepingClock;
   role?: Role;
+  /** Tests: the stream's shard size (10,000 otherwise). */
+  streamShardSize?: number;
 }
 
 /**
@@ -51,6 +54,7 @@ export async function composeApp(
   metricsApp: FastifyInstance | null;
   deliverer: Deliverer | null;
   mailer: Mailer | null;
+  stream: BlueskyStream | null;
 }> {
   const clock = options.clock ?? systemClock;
   const store = await openStore(config.databaseUrl, {
@@ -73,6 +77,19 @@ export async function composeApp(
         ...(options.trackerClock ? { clock: options.trackerClock } : {}),
         metrics: metrics.tracker,
         role,
+      });
+    }
+    // The stream runs where the tracker does (it wakes it), unless BLUESKY_JETSTREAM_URL is off.
+    let stream: BlueskyStream | null = null;
+    if (tracker && config.blueskyJetstreamUrls.length > 0) {
+      const { createBlueskyStream } = await import('./stream/create-stream.ts');
+      const running = tracker;
+      stream = createBlueskyStream(config, store, options.logger, {
+        owner: running.owner,
+        role: role === 'worker' ? 'worker' : 'serve',
+        wakeTracker: () => running.notify(),
+        metrics: metrics.stream,
+        ...(options.streamShardSize ? { shardSize: options.streamShardSize } : {}),
       });
     }
     const keyHashSecret = resolveKeyHashSecret(config.keyHashSecret, config.dataDir);
@@ -142,10 +159,17 @@ export async function composeApp(
           );
     const retention = startRetention(store, config.retention, clock, options.logger);
     app.addHook('onClose', async () => {
-      await Promise.all([tracker?.stop(), deliverer?.stop(), mailer?.stop(), metricsApp?.close(), retention.stop()]);
+      await Promise.all([
+        tracker?.stop(),
+        deliverer?.stop(),
+        mailer?.stop(),
+        stream?.stop(),
+        metricsApp?.close(),
+        retention.stop(),
+      ]);
       await store.close();
     });
-    return { app, deps, firstAdminKey, tracker, metricsApp, deliverer, mailer };
+    return { app, deps, firstAdminKey, tracker, metricsApp, deliverer, mailer, stream };
   } catch (error) {
     await store.close();
     throw error;

@@ -3,8 +3,9 @@ import type { Platform } from './domain/platforms.ts';
 import type { RateCard } from './domain/spend.ts';
 import type { MailSettings } from './config-mail.ts';
 import type { FollowerSettings } from './config-followers.ts';
+import type { StreamConfig } from './config-stream.ts';
 
-export interface Config extends MailSettings, FollowerSettings {
+export interface Config extends MailSettings, FollowerSettings, StreamConfig {
   readonly port: number;
   readonly host: string;
   readonly databaseUrl: string;

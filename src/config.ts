@@ -9,6 +9,7 @@ import { RETAINED_TABLES, type Config, type RetainedTable } from './config-shape
 import { ConfigError } from './config-error.ts';
 import { mailSettings } from './config-mail.ts';
 import { followerSettings } from './config-followers.ts';
+import { streamConfig } from './config-stream.ts';
 
 export { RETAINED_TABLES, type Config, type RetainedTable } from './config-shape.ts';
 export { ConfigError };
@@ -244,6 +245,7 @@ export function createConfig(env: Env, overrides: Partial<Config> = {}, baseDir 
     preparedStatements: flag('PREPARED_STATEMENTS', true),
     ...mailSettings(text, durations, problems),
     ...followerSettings(text, duration, integer, problems),
+    ...streamConfig(env, problems),
     ...overrides,
   };
   if (config.keyHashSecret === null && config.databaseUrl.startsWith('postgres')) {

@@ -14,11 +14,13 @@ import { countByStatus, countDue } from './storage/tracking-repo.ts';
 import type { TrackerMetrics } from './tracker/context.ts';
 import type { DeliveryMetrics } from './webhooks/deliver-one.ts';
 import { webhookMetrics } from './webhooks/metrics.ts';
+import { streamMetrics, type StreamMetrics } from './stream/metrics.ts';
 
 export interface Metrics {
   registry: Registry;
   tracker: TrackerMetrics;
   webhooks: DeliveryMetrics;
+  stream: StreamMetrics;
 }
 
 /** The store counts behind the gauges, read together so a scrape costs at most one round per interval. */
@@ -68,6 +70,12 @@ export function createMetrics(
     name: 'perch_account_checks_total',
     help: 'Account checks by result (found, not_found, suspended, failed).',
     labelNames: ['platform', 'result'] as const,
+    registers: [registry],
+  });
+  const readsSaved = new Counter({
+    name: 'perch_stream_timeline_reads_saved_total',
+    help: 'Timeline reads the tracker skipped because a healthy Jetstream shard brings those accounts’ posts.',
+    labelNames: ['platform'] as const,
     registers: [registry],
   });
   const batches = new Histogram({
@@ -124,7 +132,9 @@ export function createMetrics(
       },
       batchDone: (platform, seconds) => batches.observe({ platform }, seconds),
       accountChecked: (platform, result) => checks.inc({ platform, result }),
+      timelineReadsSaved: (platform, n) => readsSaved.inc({ platform }, n),
     },
+    stream: streamMetrics(registry),
   };
 }
 

@@ -10,6 +10,8 @@ export const EVENT_TYPES = [
   'account.followers_milestone',
   'account.followers_spike',
   'account.followers_changed',
+  'account.posted',
+  'post.deleted',
   'import.completed',
   'webhook.test',
   'alert.triggered',

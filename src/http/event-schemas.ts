@@ -61,6 +61,36 @@ const DATA: Record<(typeof EVENT_TYPES)[number], TSchema> = {
       ],
     },
   ),
+  'account.posted': Type.Object(
+    {
+      ...account,
+      post: Type.Object({
+        id: Type.String({ description: 'The platform id of the post (X: tweet id; Bluesky: at:// URI).' }),
+        url: nullable(Type.String()),
+        createdAt: Type.String(),
+        text: Type.String({ maxLength: 300, description: 'The text, cut to 300 characters.' }),
+        via: literals(['stream', 'poll'] as const),
+      }),
+    },
+    {
+      examples: [
+        {
+          account: { ...example, platform: 'bluesky', platformUserId: 'did:plc:z72i7hdynmk6r22z27h6tvur' },
+          post: {
+            id: 'at://did:plc:z72i7hdynmk6r22z27h6tvur/app.bsky.feed.post/3l6oveex3ii2l',
+            url: 'https://bsky.app/profile/jack.bsky.social/post/3l6oveex3ii2l',
+            createdAt: '2026-11-23T12:00:00.000Z',
+            text: 'hello',
+            via: 'stream',
+          },
+        },
+      ],
+    },
+  ),
+  'post.deleted': Type.Object(
+    { ...account, postId: Type.String() },
+    { examples: [{ account: example, postId: '1460323737035677698' }] },
+  ),
   'import.completed': Type.Object(
     {
       importId: Type.String(),

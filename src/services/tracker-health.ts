@@ -23,9 +23,17 @@ export async function readTrackerCounts(store: Store, now: number, seenSince: nu
   return { due, xTracked, trackers };
 }
 
-/** The store answers (a trivial query on the reader). */
-export function pingStore(store: Store): Promise<unknown> {
-  return store.caps.ping(store.reader);
+/** The store answers (a trivial query on the reader) within `timeoutMs`. */
+export async function pingStore(store: Store, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      store.caps.ping(store.reader),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('store timeout')), timeoutMs))),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Tracked accounts per platform and status (a grouped count: callers cache it at scale). */

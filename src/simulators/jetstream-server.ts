@@ -95,6 +95,11 @@ export class FakeJetstream {
     return [...this.subscribers].filter((s) => s.ready).length;
   }
 
+  /** Whether an open, ready subscription would be sent this DID's events. */
+  wants(did: string): boolean {
+    return [...this.subscribers].some((s) => s.ready && (s.filter.dids.size === 0 || s.filter.dids.has(did)));
+  }
+
   /** Cuts every open connection at once (the socket is destroyed, no close frame). */
   dropAll(): void {
     for (const subscriber of this.subscribers) subscriber.ws.terminate();

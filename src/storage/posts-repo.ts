@@ -11,21 +11,27 @@ type Db = Kysely<Database>;
 /** Columns a row carries at most (the insert is chunked to the dialect's parameter limit). */
 const COLUMNS = 22;
 
-/** Adds posts not stored yet, then trims each touched account to its newest `cap`. */
+/**
+ * Adds posts not stored yet, then trims each touched account to its newest `cap`; returns the
+ * posts that were new (a post already stored, by account and id, is left as it is).
+ */
 export async function insertPosts(
   db: Db,
   caps: DialectCapabilities,
   posts: readonly Post[],
   cap: number,
-): Promise<void> {
-  if (posts.length === 0) return;
+): Promise<Post[]> {
+  if (posts.length === 0) return [];
   const chunk = Math.max(1, Math.floor(caps.maxParameters / COLUMNS));
+  const added = new Set<string>();
   for (let i = 0; i < posts.length; i += chunk) {
-    await db
+    const rows = await db
       .insertInto('posts')
       .values(posts.slice(i, i + chunk).map(toPostRow))
       .onConflict((oc) => oc.columns(['account_id', 'post_id']).doNothing())
+      .returning(['account_id', 'post_id'])
       .execute();
+    for (const row of rows) added.add(`${Number(row.account_id)} ${row.post_id}`);
   }
   for (const accountId of new Set(posts.map((p) => p.accountId))) {
     const cutoff = db
@@ -37,6 +43,31 @@ export async function insertPosts(
       .offset(cap - 1);
     await db.deleteFrom('posts').where('account_id', '=', accountId).where('created_at', '<', cutoff).execute();
   }
+  return posts.filter((post) => added.has(`${post.accountId} ${post.id}`));
+}
+
+/**
+ * Marks stored posts deleted (the platform says they are gone); returns the ones that were not
+ * marked already, so a replayed delete changes and announces nothing.
+ */
+export async function markPostsDeleted(
+  db: Db,
+  posts: readonly { accountId: number; postId: string }[],
+  now: number,
+): Promise<{ accountId: number; postId: string }[]> {
+  const marked: { accountId: number; postId: string }[] = [];
+  for (const post of posts) {
+    const row = await db
+      .updateTable('posts')
+      .set({ status: 'deleted', status_at: now })
+      .where('account_id', '=', post.accountId)
+      .where('post_id', '=', post.postId)
+      .where('status', '!=', 'deleted')
+      .returning('post_id')
+      .executeTakeFirst();
+    if (row) marked.push(post);
+  }
+  return marked;
 }
 
 /** Posts of several accounts created at or after `since`, for analysis (one query per batch). */

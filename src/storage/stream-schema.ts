@@ -1,4 +1,5 @@
 // The Jetstream shards' table (migration 011) as Kysely sees it; part of `Database`.
+import type { Generated } from 'kysely';
 
 export interface StreamShardsTable {
   stream: string;
@@ -9,8 +10,8 @@ export interface StreamShardsTable {
   /** Until when (epoch ms) the shard's connection counts as healthy: polling skips its timelines. */
   healthy_until: number | null;
   connected_at: number | null;
-  reconnects: number;
-  gaps: number;
+  reconnects: Generated<number>;
+  gaps: Generated<number>;
   gap_found_at: number | null;
   gap_from_us: number | null;
   lease_owner: string | null;

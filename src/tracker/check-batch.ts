@@ -15,6 +15,8 @@ import { LeaseKeeper } from './lease-keeper.ts';
 import { lookupBatch } from './lookup.ts';
 import { readRefreshes, refreshedPosts } from './post-refresh.ts';
 import { saveResults } from './save-results.ts';
+import { coveredDids } from '../storage/stream-shards-repo.ts';
+import { POSTS_STREAM } from '../domain/stream-shards.ts';
 import { utcDay } from '../domain/spend.ts';
 import { loadTextModels } from './text-models.ts';
 
@@ -104,7 +106,7 @@ async function checkLeasedBatch(
         moved: Math.abs(outcome.user.posts - (account.postsSeenCount ?? 0)),
       });
   }
-  const fetched: Map<number, PlatformPost[]> = await fetchNewPosts(ctx, wanted);
+  const fetched: Map<number, PlatformPost[]> = await fetchNewPosts(ctx, await withoutStreamed(ctx, wanted));
   await leases.renewIfDue();
   const found = accounts.filter((a) => outcomes.get(keyOf(a))?.kind === 'found').map((a) => a.id);
   // New posts first (they are first checks), then the refresh of the recent ones; a protected
@@ -143,4 +145,23 @@ async function checkLeasedBatch(
   for (const result of written) ctx.metrics.accountChecked(platform, result.verdict);
   ctx.metrics.batchDone(platform, (performance.now() - started) / 1000, accounts.length);
   return { checked: written.length, released: 0, leaseLost: accounts.length - written.length, billed };
+}
+
+/**
+ * The timelines still to read: a Bluesky account that a healthy Jetstream shard covers gets its
+ * posts from the stream (its profile is still checked: counts are not on the stream). Its post
+ * count stays unseen, so when the shard goes down polling reads everything since its last read.
+ * A timeline never read (no last post) is always read: the stream brings only what comes next.
+ */
+async function withoutStreamed(ctx: TrackerContext, wanted: PostsWanted[]): Promise<PostsWanted[]> {
+  const platform = ctx.lane.client.platform;
+  if (platform !== 'bluesky' || wanted.length === 0) return wanted;
+  const covered = await coveredDids(
+    ctx.store.reader,
+    POSTS_STREAM,
+    wanted.flatMap((w) => (w.sinceId === null ? [] : [w.platformUserId])),
+    ctx.clock.now(),
+  );
+  if (covered.size > 0) ctx.metrics.timelineReadsSaved(platform, covered.size);
+  return wanted.filter((w) => !covered.has(w.platformUserId));
 }

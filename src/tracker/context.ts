@@ -38,6 +38,8 @@ export interface TrackerMetrics {
   rateLimitWait(platform: Platform, ms: number): void;
   batchDone(platform: Platform, seconds: number, accounts: number): void;
   accountChecked(platform: Platform, verdict: string): void;
+  /** Timeline reads skipped because a healthy Jetstream shard brings those accounts' posts. */
+  timelineReadsSaved(platform: Platform, n: number): void;
 }
 
 export const NO_METRICS: TrackerMetrics = {
@@ -45,6 +47,7 @@ export const NO_METRICS: TrackerMetrics = {
   rateLimitWait: () => {},
   batchDone: () => {},
   accountChecked: () => {},
+  timelineReadsSaved: () => {},
 };
 
 export interface PlatformLane {

@@ -61,7 +61,7 @@ export async function writeCheckResults(
     store.caps,
     written.flatMap((r) => r.refreshed),
   );
-  await insertPosts(
+  const added = await insertPosts(
     trx,
     store.caps,
     written.flatMap((r) => r.posts),
@@ -74,6 +74,7 @@ export async function writeCheckResults(
     ctx,
     checked.map((c) => c.account),
     written.map((r) => r.write),
+    added,
     now,
   );
   return written;

@@ -19,7 +19,7 @@ const ADMIN_KEY = 'production-admin-key-0123456789abcdefghijklmn';
 /** The environment of this test process minus what would change how node starts (loaders, test runner). */
 function plainEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const { NODE_OPTIONS: _options, NODE_TEST_CONTEXT: _context, ...inherited } = process.env;
-  return { ...inherited, ...extra };
+  return { ...inherited, BLUESKY_JETSTREAM_URL: 'off', ...extra };
 }
 
 async function freePort(): Promise<number> {

@@ -49,6 +49,7 @@ export async function build(
       KEY_HASH_SECRET: 'test-secret-0123456789abcdefghijklmnopqrstuvwxyz',
       DATABASE_URL: store.url,
       LOG_LEVEL: 'info',
+      BLUESKY_JETSTREAM_URL: 'off',
       ...storeEnv,
       ...env,
     },

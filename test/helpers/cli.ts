@@ -25,6 +25,7 @@ export function perch(args: string[], env: Record<string, string>): Promise<CliR
       PERCH_URL: '',
       PERCH_API_KEY: '',
       LOG_LEVEL: 'silent',
+      BLUESKY_JETSTREAM_URL: 'off',
       KEY_HASH_SECRET: SECRET,
       ...env,
     },

@@ -41,7 +41,15 @@ const START_TIMEOUT_MS = 90_000;
 async function startPerch(command: 'serve' | 'api' | 'worker', env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', command], {
     cwd: new URL('../..', import.meta.url).pathname,
-    env: { ...process.env, PORT: '0', WORKER_PORT: '0', LOG_LEVEL: 'info', TRACKER: 'off', ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      WORKER_PORT: '0',
+      LOG_LEVEL: 'info',
+      TRACKER: 'off',
+      BLUESKY_JETSTREAM_URL: 'off',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Record<string, unknown>[] = [];

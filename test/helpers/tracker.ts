@@ -61,6 +61,7 @@ export async function trackerWorld(
     KEY_HASH_SECRET: 'test-secret-0123456789abcdefghijklmnopqrstuvwxyz',
     TRACK_INTERVAL: '1h',
     TRACK_LEASE: '1d',
+    BLUESKY_JETSTREAM_URL: 'off',
     ...storeEnv,
     ...options.env,
   });

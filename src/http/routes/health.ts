@@ -13,6 +13,7 @@ import {
 import { createSnapshotCache } from '../../services/snapshot-cache.ts';
 import { webhooksHealth } from '../../services/webhooks-health.ts';
 import { mailHealth } from '../../services/mail-health.ts';
+import { streamHealth } from '../../services/stream-health.ts';
 import { readSpend, type SpendSummary } from '../../services/spend.ts';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
@@ -46,6 +47,7 @@ const Health = Type.Object(
       webhooks: Type.Optional(Check),
       spend: Type.Optional(Check),
       mail: Type.Optional(Check),
+      'bluesky-stream': Type.Optional(Check),
     }),
   },
   {
@@ -154,21 +156,10 @@ function spendCheck(summary: SpendSummary) {
   };
 }
 
-async function withTimeout(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      work,
-      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('store timeout')), ms))),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 export default async function healthRoutes(app: FastifyInstance, deps: HealthRouteDeps) {
   const readWebhooks = webhooksHealth(deps.store, deps.clock);
   const readMail = mailHealth(deps.store, deps.clock, deps.config.smtpUrl !== null);
+  const readStream = streamHealth(deps.store, deps.clock, deps.config.blueskyJetstreamUrls.length > 0);
   const counts = createSnapshotCache(
     (): Promise<TrackerCounts> => {
       const now = deps.clock.now();
@@ -183,7 +174,7 @@ export default async function healthRoutes(app: FastifyInstance, deps: HealthRou
     deps.clock,
   );
   // Probes arriving together share one ping (interval 0: never reused once answered).
-  const ping = createSnapshotCache(() => withTimeout(pingStore(deps.store), STORE_TIMEOUT_MS), 0, deps.clock);
+  const ping = createSnapshotCache(() => pingStore(deps.store, STORE_TIMEOUT_MS), 0, deps.clock);
 
   app.get('/api/health', {
     config: { access: 'public', rateLimit: false },
@@ -219,13 +210,15 @@ export default async function healthRoutes(app: FastifyInstance, deps: HealthRou
         store === 'pass'
           ? await spend.get().then(spendCheck, () => ({ status: 'warn' as const }))
           : { status: 'warn' as const };
-      const status =
-        store === 'fail' ? 'fail' : [tracker, webhooks, spent, mail].some((c) => c.status === 'warn') ? 'warn' : 'pass';
+      const stream = store === 'pass' ? await readStream() : { status: 'warn' as const };
+      const checks = { tracker, webhooks, spend: spent, mail, 'bluesky-stream': stream };
+      const warned = Object.values(checks).some((check) => check.status === 'warn');
+      const status = store === 'fail' ? 'fail' : warned ? 'warn' : 'pass';
       const body = {
         status,
         version: deps.version,
         role: deps.role,
-        checks: { store: { status: store, observedMs }, tracker, webhooks, spend: spent, mail },
+        checks: { store: { status: store, observedMs }, ...checks },
       };
       return reply
         .code(status === 'fail' ? 503 : 200)

@@ -1,7 +1,8 @@
 // Bluesky's Jetstream (DESIGN.md §10): one row per shard of a stream, holding the shard's cursor
 // (the last applied `time_us`, written in the transaction of what its frames produced), whether
 // its connection is healthy (polling skips the timelines it covers until `healthy_until`), an
-// open gap awaiting its backfill, and the lease of the `perch worker` that owns the shard.
+// open gap awaiting its backfill, and the lease of the `perch worker` that owns the shard; and
+// accounts found by DID, as frames name them.
 import type { Kysely, Migration } from 'kysely';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- migrations run against the schema as it was then */
@@ -28,8 +29,15 @@ export function jetstreamSchema(): Migration {
         .addColumn('updated_at', 'bigint', (c) => c.notNull())
         .addPrimaryKeyConstraint('stream_shards_pkey', ['stream', 'shard'])
         .execute();
+      // Frames name accounts by DID: each batch of frames finds its accounts through this index.
+      await db.schema
+        .createIndex('accounts_platform_user_id')
+        .on('accounts')
+        .columns(['platform', 'platform_user_id'])
+        .execute();
     },
     async down(db: Kysely<any>) {
+      await db.schema.dropIndex('accounts_platform_user_id').execute();
       await db.schema.dropTable('stream_shards').execute();
     },
   };
