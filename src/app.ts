@@ -20,6 +20,7 @@ import {
   registerSecurityHeaders,
   registerShutdownGate,
 } from './http/security-headers.ts';
+import accountFollowerRoutes from './http/routes/account-followers.ts';
 import accountHistoryRoutes from './http/routes/account-history.ts';
 import accountPostsRoutes from './http/routes/account-posts.ts';
 import accountRoutes from './http/routes/accounts.ts';
@@ -142,8 +143,9 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   await app.register(accountRoutes, { accounts });
   await app.register(accountHistoryRoutes, { accounts, historyBucketMs: config.historyBucketMs });
   await app.register(accountPostsRoutes, { accounts });
+  await app.register(accountFollowerRoutes, { followers: services.followers });
   await app.register(insertRoutes, { imports: services.imports, tracker });
-  await app.register(adminAccountRoutes, { accounts, tracker });
+  await app.register(adminAccountRoutes, { accounts, followers: services.followers, tracker });
   await app.register(importRoutes, { store });
   await app.register(usageRoutes, { store, clock, config });
   await app.register(apiKeyRoutes, { keys: services.keys, keyCacheTtlMs: config.keyCacheTtlMs });

@@ -123,6 +123,7 @@ export async function composeApp(
     const services: Services = {
       ...commandServices(config, store, clock, keyHashSecret, authenticator, () => deliverer?.notify()),
       accounts: { store, clock, config },
+      followers: { store, clock, config },
       auth,
       sessions: {
         store,

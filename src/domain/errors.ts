@@ -27,6 +27,7 @@ export const ERROR_CODES = [
   'request_timeout',
   'last_admin_key',
   'account_paused',
+  'follower_list_too_large',
   'webhook_disabled',
   'idempotency_in_progress',
   'import_in_progress',

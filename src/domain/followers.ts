@@ -1,6 +1,8 @@
 // Follower identities (DESIGN §11): what a page of a platform's follower list holds, what a closed
 // pass found changed, and the event that announces it (at most SAMPLE identities each way).
 import type { EventAccount, NewEvent } from './events.ts';
+import type { Platform } from './platforms.ts';
+import { toUsd, type RateCard } from './spend.ts';
 
 /** One follower as a platform's follower page lists it. */
 export interface FollowerIdentity {
@@ -52,4 +54,38 @@ export function distinctFollowers(page: readonly FollowerIdentity[]): FollowerId
   const seen = new Map<string, FollowerIdentity>();
   for (const f of page) if (!seen.has(f.platformUserId)) seen.set(f.platformUserId, f);
   return [...seen.values()];
+}
+
+/** What one full pass costs: X bills each user a follower page returns. */
+export interface FollowerPassCost {
+  followers: number;
+  /** Follower pages (requests) one pass takes. */
+  pages: number;
+  usd: number;
+  /** At one pass per interval, over 30 days. */
+  perMonthUsd: number;
+}
+
+export function followerPassCost(
+  followers: number,
+  pageSize: number,
+  card: RateCard,
+  intervalMs: number,
+): FollowerPassCost {
+  const pages = Math.max(1, Math.ceil(followers / pageSize));
+  const micros = followers * card.users;
+  const passesPerMonth = (30 * 86_400_000) / intervalMs;
+  return {
+    followers,
+    pages,
+    usd: toUsd(micros),
+    perMonthUsd: Math.round(toUsd(micros) * passesPerMonth * 100) / 100,
+  };
+}
+
+/** Where a follower's profile is on its platform. */
+export function followerProfileUrl(platform: Platform, username: string): string {
+  return platform === 'x'
+    ? `https://x.com/${encodeURIComponent(username)}`
+    : `https://bsky.app/profile/${encodeURIComponent(username)}`;
 }

@@ -29,6 +29,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   request_timeout: 408,
   last_admin_key: 409,
   account_paused: 409,
+  follower_list_too_large: 409,
   webhook_disabled: 409,
   idempotency_in_progress: 409,
   import_in_progress: 409,

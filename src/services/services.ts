@@ -12,6 +12,7 @@ import type { AlertDeps } from './alerts.ts';
 import type { KeyAuthenticator, KeyDeps } from './api-keys.ts';
 import type { AuthDeps } from './authenticate.ts';
 import type { ServiceDeps } from './context.ts';
+import type { FollowerDeps } from './followers.ts';
 import type { ImportDeps } from './import-accounts.ts';
 import type { SessionDeps } from './ui-sessions.ts';
 import type { WebhookDeps } from './webhooks.ts';
@@ -28,6 +29,8 @@ export interface CommandServices {
 export interface Services extends CommandServices {
   /** Account reads, admin changes, history and posts. */
   accounts: ServiceDeps;
+  /** Follower lists: switching them, their cost, their pages. */
+  followers: FollowerDeps;
   /** Checking a presented key and counting a refusal. */
   auth: AuthDeps;
   /** The dashboard's sign-ins. */

@@ -22,6 +22,10 @@ const SAMPLES: Record<string, Sample> = {
     url: '/api/accounts/x/jack/history?format=csv',
   }),
   'GET /api/accounts/:platform/:username/posts': () => ({ method: 'GET', url: '/api/accounts/x/jack/posts' }),
+  'GET /api/accounts/:platform/:username/followers': () => ({
+    method: 'GET',
+    url: '/api/accounts/x/jack/followers?state=gained&format=csv',
+  }),
   'POST /api/admin/insert': () => ({
     method: 'POST',
     url: '/api/admin/insert',

@@ -7,11 +7,14 @@ import { FREE_TEXT_PATTERN } from '../../domain/text.ts';
 import { PerchError } from '../../domain/errors.ts';
 import type { Platform } from '../../domain/platforms.ts';
 import { changeAccount, refreshAccount, stopTracking } from '../../services/account-admin.ts';
+import { getAccount } from '../../services/accounts.ts';
+import { switchFollowerList, type FollowerDeps } from '../../services/followers.ts';
 import { accountRef } from '../../services/account-refs.ts';
 import { actorOf } from '../auth.ts';
 import type { TrackerView } from '../../domain/tracker-status.ts';
 import type { ServiceDeps } from '../../services/context.ts';
 import { AccountSchema, PlatformSchema, problems } from '../schemas.ts';
+import { FollowerListSchema } from '../follower-schemas.ts';
 
 const Params = Type.Object({ platform: PlatformSchema, username: Type.String({ minLength: 1, maxLength: 300 }) });
 const Change = Type.Object(
@@ -29,13 +32,29 @@ const Change = Type.Object(
     note: Type.Optional(
       Type.Union([Type.String({ maxLength: MAX_NOTE_LENGTH, pattern: FREE_TEXT_PATTERN }), Type.Null()]),
     ),
+    followerList: Type.Optional(
+      Type.Boolean({
+        description:
+          'true keeps the list of who follows the account (who followed, who left); false stops it. The answer says what one pass costs (on X, every user of a follower page is billed). Refused with 409 `follower_list_too_large` above FOLLOWER_LIST_MAX followers.',
+      }),
+    ),
   },
-  { additionalProperties: false, minProperties: 1, examples: [{ paused: true }, { tags: ['founders', 'press'] }] },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    examples: [{ paused: true }, { tags: ['founders', 'press'] }, { followerList: true }],
+  },
+);
+const Changed = Type.Object(
+  { ...AccountSchema.properties, followerList: Type.Optional(FollowerListSchema) },
+  {
+    description: 'The updated account; with `followerList` in the request, its follower list and what one pass costs.',
+  },
 );
 
 export default async function adminAccountRoutes(
   root: FastifyInstance,
-  { accounts, tracker }: { accounts: ServiceDeps; tracker: TrackerView | null },
+  { accounts, followers, tracker }: { accounts: ServiceDeps; followers: FollowerDeps; tracker: TrackerView | null },
 ) {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const refOf = (params: { platform: Platform; username: string }) =>
@@ -44,15 +63,25 @@ export default async function adminAccountRoutes(
   app.patch('/api/admin/accounts/:platform/:username', {
     config: { access: 'admin' },
     schema: {
-      summary: 'Pause, resume or label an account',
-      description: 'Changes what is given: `paused`, `tags` (replaced), `note`. Returns the updated record.',
+      summary: 'Pause, resume or label an account, or keep its follower list',
+      description:
+        'Changes what is given: `paused`, `tags` (replaced), `note`, `followerList`. Returns the updated record (with `followerList` asked: the list and the cost of one pass).',
       tags: ['accounts'],
       params: Params,
       body: Change,
-      response: { 200: Type.Ref('Account'), ...problems(400, 401, 403, 404, 415, 429) },
+      response: { 200: Changed, ...problems(400, 401, 403, 404, 409, 415, 429) },
     },
     handler: async (request) => {
-      return changeAccount(accounts, refOf(request.params), request.body, actorOf(request));
+      const { followerList, ...change } = request.body;
+      const ref = refOf(request.params);
+      const actor = actorOf(request);
+      // The follower list first: a refusal (409) changes nothing.
+      const list = followerList === undefined ? null : await switchFollowerList(followers, ref, followerList, actor);
+      const account =
+        Object.keys(change).length > 0
+          ? await changeAccount(accounts, ref, change, actor)
+          : await getAccount(accounts, ref);
+      return list ? { ...account, followerList: list } : account;
     },
   });
 
