@@ -37,6 +37,7 @@ import metricsRoutes from './http/routes/metrics.ts';
 import usageRoutes from './http/routes/usage.ts';
 import webhookRoutes from './http/routes/webhooks.ts';
 import alertRoutes from './http/routes/alerts.ts';
+import digestRoutes from './http/routes/digests.ts';
 import uiRoutes from './ui/routes.ts';
 
 let requestCounter = 0;
@@ -124,6 +125,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
         { name: 'events', description: 'What changed, by polling or as a stream' },
         { name: 'webhooks', description: 'Endpoints that receive events, signed (Standard Webhooks)' },
         { name: 'alerts', description: 'Alert rules: what a person asked to hear about (DESIGN §12)' },
+        { name: 'digests', description: 'Summaries mailed daily or weekly, and the mail delivery log' },
       ],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
@@ -158,6 +160,7 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   });
   await app.register(webhookRoutes, { webhooks: services.webhooks });
   await app.register(alertRoutes, { alerts: services.alerts });
+  await app.register(digestRoutes, { digests: services.digests });
   // The dashboard: server-rendered pages calling the same services (src/ui/README.md).
   await app.register(uiRoutes, { config, services, store, clock, tracker });
   return app;

@@ -22,6 +22,7 @@ import type { Tracker } from './tracker/tracker.ts';
 import type { Deliverer } from './webhooks/deliverer.ts';
 import type { Mailer } from './notify/mailer.ts';
 import type { BlueskyStream } from './stream/bluesky-stream.ts';
+import type { DigestScheduler } from './notify/digest-scheduler.ts';
 import { systemClock, type Clock, type SleepingClock } from './clock.ts';
 import { readSpend } from './services/spend.ts';
 
@@ -55,6 +56,7 @@ export async function composeApp(
   deliverer: Deliverer | null;
   mailer: Mailer | null;
   stream: BlueskyStream | null;
+  digestScheduler: DigestScheduler | null;
 }> {
   const clock = options.clock ?? systemClock;
   const store = await openStore(config.databaseUrl, {
@@ -107,6 +109,17 @@ export async function composeApp(
     if (role !== 'api' && config.smtpUrl !== null) {
       const { createMailer } = await import('./notify/create-mailer.ts');
       mailer = createMailer(config, store, options.logger, options.trackerClock ? { clock: options.trackerClock } : {});
+    }
+    // Digests are sent where mail is: without SMTP they are previews only.
+    let digestScheduler: DigestScheduler | null = null;
+    if (mailer !== null) {
+      const { DigestScheduler } = await import('./notify/digest-scheduler.ts');
+      const sender = mailer;
+      digestScheduler = new DigestScheduler(
+        { store, clock: options.trackerClock ?? systemClock, mailOn: true },
+        () => sender.notify(),
+        options.logger.child({ component: 'digests' }),
+      );
     }
     const authenticator = new KeyAuthenticator(store.reader, store.db, {
       secret: keyHashSecret,
@@ -163,6 +176,7 @@ export async function composeApp(
       await Promise.all([
         tracker?.stop(),
         deliverer?.stop(),
+        digestScheduler?.stop(),
         mailer?.stop(),
         stream?.stop(),
         metricsApp?.close(),
@@ -170,7 +184,7 @@ export async function composeApp(
       ]);
       await store.close();
     });
-    return { app, deps, firstAdminKey, tracker, metricsApp, deliverer, mailer, stream };
+    return { app, deps, firstAdminKey, tracker, metricsApp, deliverer, mailer, stream, digestScheduler };
   } catch (error) {
     await store.close();
     throw error;

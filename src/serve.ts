@@ -15,10 +15,13 @@ import { announceServer, localUrl } from './services/running-server.ts';
  */
 export async function runServer(config: Config, role: Role): Promise<void> {
   const logger = createLogger(config.logLevel);
-  const { app, firstAdminKey, tracker, metricsApp, deliverer, mailer, stream } = await composeApp(config, {
-    logger,
-    role,
-  });
+  const { app, firstAdminKey, tracker, metricsApp, deliverer, mailer, stream, digestScheduler } = await composeApp(
+    config,
+    {
+      logger,
+      role,
+    },
+  );
   if (firstAdminKey !== null) {
     // Never sent to the logger: on a terminal it is printed; otherwise it goes to an owner-only file.
     deliverFirstAdminKey(firstAdminKey, {
@@ -40,11 +43,19 @@ export async function runServer(config: Config, role: Role): Promise<void> {
   deliverer?.start();
   mailer?.start();
   stream?.start();
+  digestScheduler?.start();
   if (role === 'worker' && tracker) logger.info({ owner: tracker.owner }, 'worker started');
   onSignals(logger, config.shutdownTimeoutMs, async () => {
     withdraw();
     // The tracker stops claiming at once and finishes (or releases) its batches while HTTP drains.
-    await Promise.all([tracker?.stop(), deliverer?.stop(), mailer?.stop(), stream?.stop(), app.close()]);
+    await Promise.all([
+      tracker?.stop(),
+      deliverer?.stop(),
+      digestScheduler?.stop(),
+      mailer?.stop(),
+      stream?.stop(),
+      app.close(),
+    ]);
   });
 }
 

@@ -124,7 +124,7 @@ export function checkAlertRule(input: unknown, base?: AlertRuleDefinition): Chec
   return { ok: true, value: { name, scope, metric, condition, cooldownMs, recipients, enabled } };
 }
 
-function checkScope(raw: unknown, fail: (field: string, message: string) => void): AlertScope {
+export function checkScope(raw: unknown, fail: (field: string, message: string) => void): AlertScope {
   const scope: AlertScope = {};
   if (!isObject(raw)) {
     fail('scope', 'must be an object with tags, platform or accounts');

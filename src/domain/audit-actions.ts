@@ -14,5 +14,8 @@ export const AUDIT_ACTIONS = [
   'alert.create',
   'alert.update',
   'alert.delete',
+  'digest.create',
+  'digest.update',
+  'digest.delete',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -23,6 +23,7 @@ export const ERROR_CODES = [
   'api_key_not_found',
   'webhook_not_found',
   'alert_not_found',
+  'digest_not_found',
   'method_not_allowed',
   'request_timeout',
   'last_admin_key',

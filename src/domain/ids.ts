@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz';
 
 /** `key_` + 20 random base36 characters (~103 bits): unguessable, safe in URLs. */
-export function newId(prefix: 'key' | 'imp' | 'evt' | 'wh' | 'whsec' | 'alr'): string {
+export function newId(prefix: 'key' | 'imp' | 'evt' | 'wh' | 'whsec' | 'alr' | 'dgst'): string {
   const bytes = randomBytes(20);
   let out = '';
   for (const byte of bytes) out += ALPHABET[byte % 36];

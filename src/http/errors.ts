@@ -25,6 +25,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   api_key_not_found: 404,
   webhook_not_found: 404,
   alert_not_found: 404,
+  digest_not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
   last_admin_key: 409,

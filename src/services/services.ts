@@ -16,6 +16,7 @@ import type { FollowerDeps } from './followers.ts';
 import type { ImportDeps } from './import-accounts.ts';
 import type { SessionDeps } from './ui-sessions.ts';
 import type { WebhookDeps } from './webhooks.ts';
+import type { DigestDeps } from './digests.ts';
 
 /** What a `perch` command runs. */
 export interface CommandServices {
@@ -23,6 +24,7 @@ export interface CommandServices {
   imports: ImportDeps;
   webhooks: WebhookDeps;
   alerts: AlertDeps;
+  digests: DigestDeps;
 }
 
 /** Every group of use cases a server runs, each with its collaborators. */
@@ -62,6 +64,7 @@ export function commandServices(
       notify: notifyDeliverer,
     },
     alerts: { store, clock },
+    digests: { store, clock, mailOn: config.smtpUrl !== null },
   };
 }
 

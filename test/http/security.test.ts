@@ -103,7 +103,44 @@ const SAMPLES: Record<string, Sample> = {
     payload: { cooldown: '1h' },
   }),
   'DELETE /api/admin/alerts/:id': async (t) => ({ method: 'DELETE', url: `/api/admin/alerts/${await alertRule(t)}` }),
+  'POST /api/admin/digests': () => ({ method: 'POST', url: '/api/admin/digests', payload: DIGEST }),
+  'GET /api/admin/digests': () => ({ method: 'GET', url: '/api/admin/digests' }),
+  'GET /api/admin/digests/:id': async (t) => ({ method: 'GET', url: `/api/admin/digests/${await digest(t)}` }),
+  'PATCH /api/admin/digests/:id': async (t) => ({
+    method: 'PATCH',
+    url: `/api/admin/digests/${await digest(t)}`,
+    payload: { name: 'Renamed' },
+  }),
+  'DELETE /api/admin/digests/:id': async (t) => ({ method: 'DELETE', url: `/api/admin/digests/${await digest(t)}` }),
+  'GET /api/admin/digests/:id/preview': async (t) => ({
+    method: 'GET',
+    url: `/api/admin/digests/${await digest(t)}/preview`,
+  }),
+  'GET /api/admin/digests/:id/sends': async (t) => ({
+    method: 'GET',
+    url: `/api/admin/digests/${await digest(t)}/sends`,
+  }),
+  'GET /api/admin/mail': () => ({ method: 'GET', url: '/api/admin/mail' }),
 };
+
+const DIGEST = {
+  name: 'Morning',
+  schedule: 'daily',
+  at: '08:00',
+  timeZone: 'Europe/Paris',
+  recipients: ['a@example.com'],
+};
+
+/** A new digest. */
+async function digest(t: TestApp): Promise<string> {
+  const response = await t.app.inject({
+    method: 'POST',
+    url: '/api/admin/digests',
+    headers: { 'x-api-key': ADMIN_KEY },
+    payload: DIGEST,
+  });
+  return response.json<{ id: string }>().id;
+}
 
 async function alertRule(t: TestApp): Promise<string> {
   const response = await t.app.inject({
