@@ -29,7 +29,14 @@ interface CacheEntry {
   fetchedAt: number;
 }
 
+/** Keys that worked, least recently used first out. */
 const MAX_CACHED = 10_000;
+/**
+ * Answers that a key is unknown, kept apart and briefly: anyone can present well-formed random
+ * keys, and they must neither evict the keys that work nor cost a store lookup each.
+ */
+const MAX_REFUSED = 2_000;
+const REFUSED_TTL_MS = 1_000;
 
 const ENV_ADMIN: KeyCheck = {
   ok: true,
@@ -43,8 +50,10 @@ const TOUCH_EVERY_MS = 60_000;
  * once. Last-used times are written at most once a minute per key.
  */
 export class KeyAuthenticator {
-  /** By the key as presented. */
+  /** By the key as presented, in order of last use (a Map keeps insertion order: re-set on use). */
   private readonly cache = new Map<string, CacheEntry>();
+  /** Unknown keys, by the key as presented, oldest first. */
+  private readonly refused = new Map<string, number>();
   private sweptAt = 0;
   private readonly touched = new Map<string, number>();
   private readonly envAdminHash: string | null;
@@ -64,6 +73,8 @@ export class KeyAuthenticator {
       cacheTtlMs: number;
       clock: Clock;
       onTouchError?: (error: unknown) => void;
+      /** How many keys the cache holds (MAX_CACHED); tests make it small. */
+      maxCached?: number;
     },
   ) {
     this.envAdminHash = options.envAdminKey === null ? null : hashApiKey(options.envAdminKey, options.secret);
@@ -76,8 +87,15 @@ export class KeyAuthenticator {
     // computed only when the store has to be asked. Entries past the TTL are swept out (at most
     // once per TTL), so a key's text is not held in memory long after its last use.
     let entry = this.cache.get(presented);
-    if (entry === undefined || now - entry.fetchedAt >= cacheTtlMs) {
+    if (entry !== undefined && now - entry.fetchedAt < cacheTtlMs) {
+      // Used now: to the back of the eviction order.
+      this.cache.delete(presented);
+      this.cache.set(presented, entry);
+    } else {
       this.sweep(now);
+      const refusedAt = this.refused.get(presented);
+      if (refusedAt !== undefined && now - refusedAt < Math.min(cacheTtlMs, REFUSED_TTL_MS))
+        return { ok: false, reason: 'invalid' };
       // One keyed hash serves both checks: the constant-time comparison with ADMIN_API_KEY (whose
       // hash is computed once) and the lookup of stored keys.
       const hash = hashApiKey(presented, this.options.secret);
@@ -85,8 +103,15 @@ export class KeyAuthenticator {
       if (!isWellFormedApiKey(presented)) return { ok: false, reason: 'invalid' };
       const generation = this.generation;
       entry = { key: await this.lookup(hash), fetchedAt: now };
-      if (this.cache.size >= MAX_CACHED) this.cache.clear();
-      if (generation === this.generation) this.cache.set(presented, entry);
+      if (entry.key.status === 'unknown') {
+        this.refused.delete(presented);
+        if (this.refused.size >= MAX_REFUSED) this.dropOldest(this.refused);
+        this.refused.set(presented, now);
+      } else if (generation === this.generation) {
+        this.cache.delete(presented);
+        if (this.cache.size >= (this.options.maxCached ?? MAX_CACHED)) this.dropOldest(this.cache);
+        this.cache.set(presented, entry);
+      }
     }
     const { key } = entry;
     if (key.status === 'unknown') return { ok: false, reason: 'invalid' };
@@ -97,11 +122,17 @@ export class KeyAuthenticator {
     return { ok: true, principal: key.principal };
   }
 
+  private dropOldest(map: Map<string, unknown>): void {
+    const oldest = map.keys().next();
+    if (oldest.done !== true) map.delete(oldest.value);
+  }
+
   private sweep(now: number): void {
     const { cacheTtlMs } = this.options;
     if (now - this.sweptAt < cacheTtlMs) return;
     this.sweptAt = now;
     for (const [presented, entry] of this.cache) if (now - entry.fetchedAt >= cacheTtlMs) this.cache.delete(presented);
+    for (const [presented, at] of this.refused) if (now - at >= cacheTtlMs) this.refused.delete(presented);
   }
 
   /**

@@ -1,12 +1,18 @@
 // Who is signed in to the dashboard: the session cookie read on every request, the CSRF token
 // checked on every state-changing one, and the role a page needs. The cookie holds a random token
-// only (never the API key): HttpOnly, SameSite=Strict, Secure when the request came over HTTPS.
+// only (never the API key): HttpOnly, SameSite=Strict; over HTTPS also Secure and named with the
+// `__Host-` prefix (no subdomain or plain-HTTP page can set or shadow it). The sign-in form itself
+// is refused from another site (login CSRF: being signed in to someone else's session).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PerchError } from '../domain/errors.ts';
 import type { Role } from '../domain/roles.ts';
 import { csrfMatches, findSession, type SessionDeps, type UiSession } from '../services/ui-sessions.ts';
 
 export const COOKIE = 'perch_session';
+/** The name over HTTPS: the browser accepts it only Secure, with Path=/ and no Domain. */
+export const HOST_COOKIE = `__Host-${COOKIE}`;
+
+const cookieName = (request: FastifyRequest): string => (request.protocol === 'https' ? HOST_COOKIE : COOKIE);
 
 /** Who may open a dashboard route: anyone (sign-in, assets), any signed-in key, or admin keys. */
 export type UiAccess = 'public' | Role;
@@ -33,11 +39,24 @@ export function readCookie(request: FastifyRequest, name: string): string | null
 }
 
 export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string, maxAgeMs: number): void {
-  const secure = request.protocol === 'https' ? '; Secure' : '';
+  const https = request.protocol === 'https';
+  const where = https ? 'Path=/' : 'Path=/ui';
   reply.header(
     'set-cookie',
-    `${COOKIE}=${token}; Path=/ui; HttpOnly; SameSite=Strict; Max-Age=${Math.max(0, Math.floor(maxAgeMs / 1000))}${secure}`,
+    `${cookieName(request)}=${token}; ${where}; HttpOnly; SameSite=Strict; Max-Age=${Math.max(0, Math.floor(maxAgeMs / 1000))}${https ? '; Secure' : ''}`,
   );
+}
+
+/**
+ * Whether a form post comes from a page of this origin. Browsers send Sec-Fetch-Site (or at least
+ * Origin) with every POST; a request with neither is no browser's and cannot be a forged one.
+ */
+export function postedFromHere(request: FastifyRequest): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined) return site === 'same-origin' || site === 'none';
+  const origin = request.headers.origin;
+  if (origin === undefined) return true;
+  return origin === `${request.protocol}://${request.host}`;
 }
 
 export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void {
@@ -64,7 +83,7 @@ export function registerSessions(app: FastifyInstance, sessions: SessionDeps): v
     const access = request.routeOptions.config.ui ?? 'admin';
     // Assets are the same for everyone: no session lookup for them.
     if (request.url.startsWith('/ui/assets/')) return;
-    const token = readCookie(request, COOKIE);
+    const token = readCookie(request, cookieName(request));
     if (token) {
       request.uiToken = token;
       request.uiSession = await findSession(sessions, token);

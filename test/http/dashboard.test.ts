@@ -75,10 +75,42 @@ describe('dashboard sessions', () => {
     }
   });
 
-  it('marks the cookie Secure behind HTTPS', async (t) => {
+  it('names the cookie __Host- and marks it Secure behind HTTPS; the plain name is not read there', async (t) => {
     const test = await build(t, { trustProxy: true });
-    const { setCookie } = await signIn(test, ADMIN_KEY, { 'x-forwarded-proto': 'https' });
-    assert.match(setCookie, /; Secure$/);
+    const https = { 'x-forwarded-proto': 'https' };
+    const { setCookie, cookie } = await signIn(test, ADMIN_KEY, https);
+    assert.match(
+      setCookie,
+      /^__Host-perch_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=43200; Secure$/,
+    );
+    const page = (headers: Record<string, string>) => test.app.inject({ method: 'GET', url: '/ui/keys', headers });
+    assert.equal((await page({ ...https, cookie })).statusCode, 200);
+    // A cookie set without the prefix (by a plain-HTTP page or a subdomain) does not sign anyone in.
+    const plain = cookie.replace('__Host-', '');
+    assert.equal((await page({ ...https, cookie: plain })).statusCode, 303);
+  });
+
+  it('refuses a sign-in posted from another site (login CSRF), by Sec-Fetch-Site or Origin', async (t) => {
+    const test = await build(t);
+    for (const headers of [
+      { 'sec-fetch-site': 'cross-site' } as Record<string, string>,
+      { 'sec-fetch-site': 'same-site' },
+      { origin: 'https://evil.example' },
+      { origin: 'null' },
+    ]) {
+      const { response, setCookie } = await signIn(test, ADMIN_KEY, headers);
+      assert.equal(response.statusCode, 403, JSON.stringify(headers));
+      assert.equal(setCookie, '', 'no session is opened');
+    }
+    assert.equal((await test.deps.store.db.selectFrom('ui_sessions').selectAll().execute()).length, 0);
+    const host = { host: 'perch.example:3000' };
+    const allowed: Record<string, string>[] = [
+      { 'sec-fetch-site': 'same-origin' },
+      { ...host, origin: 'http://perch.example:3000' },
+      {},
+    ];
+    for (const headers of allowed)
+      assert.equal((await signIn(test, ADMIN_KEY, headers)).response.statusCode, 303, JSON.stringify(headers));
   });
 
   it('is served by another process on the same store, and ends with revocation, expiry or sign-out', async (t) => {

@@ -9,7 +9,7 @@ import { signIn, signOut, type SessionDeps } from '../../services/ui-sessions.ts
 import { FormBody, Query, Text } from '../forms.ts';
 import { html } from '../html.ts';
 import { layout, notice, sendPage } from '../layout.ts';
-import { clearSessionCookie, setSessionCookie } from '../session.ts';
+import { clearSessionCookie, postedFromHere, setSessionCookie } from '../session.ts';
 
 const REFUSED = {
   invalid: 'The API key is not valid.',
@@ -56,6 +56,12 @@ export function registerSignIn(root: FastifyInstance, sessions: SessionDeps): vo
 
   app.post('/ui/sign-in', { ...route, schema: { body: SignInBody } }, async (request, reply) => {
     const next = safeNext(request.body.next);
+    // Another site's form would sign this browser in to a session of the attacker's choosing.
+    if (!postedFromHere(request))
+      throw new PerchError(
+        'forbidden',
+        'Sign in from the sign-in page of this dashboard; a form on another site may not.',
+      );
     // A bad key through the form counts like one through the API (services/authenticate.ts).
     const result = await signIn(sessions, request.body.apiKey ?? '', clientKey(request.ip));
     if (!result.ok) {
