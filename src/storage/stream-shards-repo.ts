@@ -150,6 +150,36 @@ export async function saveCursor(
   return Number(result.numUpdatedRows) > 0;
 }
 
+/**
+ * Where a session of the shard resumes: its cursor, or, the first time, null (live) after the
+ * cursor is set to `nowUs`, so that a session cut before its first frame still resumes from
+ * when the shard first subscribed.
+ */
+export async function resumeCursor(
+  db: Db,
+  stream: string,
+  shard: number,
+  owner: string,
+  nowUs: number,
+): Promise<number | null> {
+  const row = await db
+    .selectFrom('stream_shards')
+    .select('cursor_us')
+    .where('stream', '=', stream)
+    .where('shard', '=', shard)
+    .executeTakeFirst();
+  if (row?.cursor_us != null) return Number(row.cursor_us);
+  await db
+    .updateTable('stream_shards')
+    .set({ cursor_us: nowUs })
+    .where('stream', '=', stream)
+    .where('shard', '=', shard)
+    .where('lease_owner', '=', owner)
+    .where('cursor_us', 'is', null)
+    .execute();
+  return null;
+}
+
 export interface ShardHealthWrite {
   /** Until when polling may skip the shard's timelines; null: the shard is down. */
   healthyUntil: number | null;

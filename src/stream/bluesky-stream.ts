@@ -22,6 +22,7 @@ import {
   ensureShards,
   readShards,
   releaseShards,
+  resumeCursor,
   writeShardHealth,
   type ShardHealthWrite,
 } from '../storage/stream-shards-repo.ts';
@@ -75,8 +76,11 @@ export class BlueskyStream {
     });
   }
 
+  /** Stops following; start() may follow again (from the stored cursors). */
   async stop(): Promise<void> {
-    await this.chore?.stop();
+    const chore = this.chore;
+    this.chore = null;
+    await chore?.stop();
     await Promise.all([...this.held.values()].map((h) => h.connection.stop()));
     this.held.clear();
     await releaseShards(this.options.store.db, POSTS_STREAM, this.options.owner).catch(() => {});
@@ -155,8 +159,7 @@ export class BlueskyStream {
       rewindUs: this.options.rewindMs * 1000,
       clock,
       logger,
-      resumeFrom: async () =>
-        (await readShards(store.reader, POSTS_STREAM)).find((r) => r.shard === shard)?.cursorUs ?? null,
+      resumeFrom: () => resumeCursor(store.db, POSTS_STREAM, shard, owner, clock.now() * 1000),
       onFrames: async (frames: StreamFrame[]) => {
         models ??= await loadTextModels();
         const applied = await applyFrames(
