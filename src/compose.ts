@@ -14,6 +14,7 @@ import { ensureAdminKey } from './services/bootstrap-admin.ts';
 import { commandServices, type Services } from './services/services.ts';
 import { adminKeyFingerprint } from './services/ui-sessions.ts';
 import { createMetrics } from './metrics.ts';
+import { collectGarbageSoon } from './memory.ts';
 import { buildMetricsServer } from './http/metrics-server.ts';
 import { startRetention } from './services/retention.ts';
 import { resolveKeyHashSecret } from './storage/key-secret.ts';
@@ -133,8 +134,10 @@ export async function composeApp(
     );
     const auth = { authenticator, throttle, clock };
     // Built once: every route and page gets the ones it uses from app.ts and ui/routes.ts.
+    const commands = commandServices(config, store, clock, keyHashSecret, authenticator, () => deliverer?.notify());
     const services: Services = {
-      ...commandServices(config, store, clock, keyHashSecret, authenticator, () => deliverer?.notify()),
+      ...commands,
+      imports: { ...commands.imports, afterLargeImport: () => collectGarbageSoon() },
       accounts: { store, clock, config },
       followers: { store, clock, config },
       auth,

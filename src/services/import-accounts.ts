@@ -27,7 +27,12 @@ export interface ImportDeps {
   config: Config;
   /** Seals the answers kept for Idempotency-Key replays. */
   sealKey: Buffer;
+  /** Called after an import of at least LARGE_IMPORT_ROWS rows, once it is written (a server hands its memory back). */
+  afterLargeImport?: () => void;
 }
+
+/** From this many rows on, an import is large enough to leave memory worth handing back. */
+export const LARGE_IMPORT_ROWS = 100_000;
 
 /** One file to import, as an adapter received it. */
 export interface ImportUpload {
@@ -66,6 +71,7 @@ export async function importAccounts(imports: ImportDeps, upload: ImportUpload):
     writePlan(trx, store, plan, rows, options),
   );
   const report = outcome.body;
+  if (plan.rows.length >= LARGE_IMPORT_ROWS) imports.afterLargeImport?.();
   const added = report.inserted + report.reactivated;
   return { report, added, estimate: estimateForImport(config, plan.rows, added), replayed: outcome.replayed };
 }
