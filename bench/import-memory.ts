@@ -32,8 +32,6 @@ async function measure(
   payload: Buffer,
   paths: readonly string[],
 ): Promise<number> {
-  const { MALLOC_TRIM_THRESHOLD_: _trim, MALLOC_MMAP_THRESHOLD_: _mmap, ...rest } = process.env;
-  process.env = rest;
   await rm(join(dir, 'perch.db'), { force: true });
   for (const suffix of ['-wal', '-shm']) await rm(join(dir, `perch.db${suffix}`), { force: true });
   const perch = await startPerch(
@@ -95,8 +93,6 @@ try {
       idle <= TARGET_IDLE_MIB * MIB,
     ),
   );
-  // Beside it: node started without the C library's thresholds that npm start sets.
-  await measure('node directly, without the MALLOC_* thresholds', 'node', names.length, payload, paths);
   summary(verdicts);
 } finally {
   await rm(dir, { recursive: true, force: true });

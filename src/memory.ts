@@ -1,8 +1,7 @@
 // Handing memory back after a large piece of work. An import of a million names leaves a few
 // hundred MiB of garbage in V8's old space; with no allocation to prompt it, V8 may not collect it
-// for hours, and the C library keeps what that garbage held (bench/README.md, import-memory). One
-// full collection a moment after such work, and the C library's thresholds that npm start sets
-// (README, "Running in production"), bring an idle server back near its size at start.
+// for hours, and the process keeps what that garbage held (bench/README.md, import-memory). One
+// full collection a moment after such work hands most of it back.
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 

@@ -11,7 +11,7 @@ async function majorCollections(during: () => Promise<void>): Promise<number> {
   let major = 0;
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries())
-      if ((entry.detail as { kind?: number } | undefined)?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) major += 1;
+      if ((entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) major += 1;
   });
   observer.observe({ entryTypes: ['gc'] });
   await during();
