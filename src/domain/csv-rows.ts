@@ -1,5 +1,5 @@
 // Reading one CSV record of an import: the header (which column holds what), and a data row
-// (username, platform, tags, note) checked under the same rules as the rest of the API.
+// (username, platform, tags, note, follower_list) checked under the same rules as the rest of the API.
 import { MAX_NOTE_LENGTH, MAX_TAGS, TAG_PATTERN } from './account.ts';
 import type { Platform } from './platforms.ts';
 import { CONTROL_CHARS_BUT_LINES, ZERO_WIDTH_CHARS } from './text.ts';
@@ -12,11 +12,18 @@ export interface ImportRow {
   key: string;
   tags: string[];
   note: string | null;
+  /** The `follower_list` cell: on, off, or absent (left as it is). */
+  followerList?: boolean;
 }
 
 /** Why a row was not imported: a union, so a misspelled code does not compile. */
 export type RejectionCode =
-  'empty_username' | 'invalid_platform' | 'invalid_username' | 'invalid_tags' | 'invalid_note';
+  | 'empty_username'
+  | 'invalid_platform'
+  | 'invalid_username'
+  | 'invalid_tags'
+  | 'invalid_note'
+  | 'invalid_follower_list';
 
 /** Where each field is: a column index, or -1 when the file has no such column. */
 export interface Columns {
@@ -24,11 +31,22 @@ export interface Columns {
   platform: number;
   tags: number;
   note: number;
+  follower_list: number;
 }
-export const HEADERLESS: Columns = { username: 0, platform: -1, tags: -1, note: -1 };
+export const HEADERLESS: Columns = { username: 0, platform: -1, tags: -1, note: -1, follower_list: -1 };
 
 const USERNAME_HEADERS = new Set(['username', 'handle', 'screen_name', 'user', 'account']);
-const OPTIONAL_HEADERS = new Set(['platform', 'tags', 'note']);
+const OPTIONAL_HEADERS = new Set(['platform', 'tags', 'note', 'follower_list']);
+const SWITCH_VALUES: Readonly<Record<string, boolean>> = {
+  true: true,
+  yes: true,
+  on: true,
+  '1': true,
+  false: false,
+  no: false,
+  off: false,
+  '0': false,
+};
 const PLATFORM_VALUES: Readonly<Record<string, Platform>> = { x: 'x', twitter: 'x', bluesky: 'bluesky' };
 
 function headerName(cell: string): string {
@@ -41,7 +59,7 @@ export function readHeader(record: readonly string[]): { columns: Columns; warni
   const names = shown.map((name) => name.toLowerCase());
   const username = names.findIndex((name) => USERNAME_HEADERS.has(name));
   if (username === -1) return null;
-  const columns: Columns = { username, platform: -1, tags: -1, note: -1 };
+  const columns: Columns = { username, platform: -1, tags: -1, note: -1, follower_list: -1 };
   const warnings = new Set<string>();
   names.forEach((name, index) => {
     if (index === username || name === '') return; // empty names come from trailing delimiters
@@ -108,6 +126,15 @@ export function readImportRow(
   if (!check.ok) return { kind: 'rejected', value: cell, code: check.code, reason: check.reason };
   const tags = parseTags(record[cols.tags] ?? '');
   if (!tags.ok) return { kind: 'rejected', value: record[cols.tags] ?? '', code: 'invalid_tags', reason: tags.reason };
+  const switchCell = (record[cols.follower_list] ?? '').trim();
+  const followerList = switchCell === '' ? undefined : SWITCH_VALUES[switchCell.toLowerCase()];
+  if (switchCell !== '' && followerList === undefined)
+    return {
+      kind: 'rejected',
+      value: switchCell,
+      code: 'invalid_follower_list',
+      reason: 'follower_list is true or false (yes/no, on/off, 1/0), or empty',
+    };
   const note = (record[cols.note] ?? '').trim();
   const row: ImportRow = {
     line,
@@ -116,6 +143,7 @@ export function readImportRow(
     key: check.key,
     tags: tags.tags,
     note: note === '' ? null : note,
+    ...(followerList === undefined ? {} : { followerList }),
   };
   return { kind: 'row', row, noteProblem: noteProblem(note) };
 }

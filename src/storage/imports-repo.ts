@@ -80,6 +80,7 @@ export async function writeImport(
       ...(await addTags(trx, existing, now)),
     ];
     await syncTagRows(trx, caps, [...new Set(retag)], changes);
+    await setFollowerLists(trx, chunk, now);
     meta.onProgress?.(start + chunk.length, rows.length);
     await yieldToEventLoop();
   }
@@ -102,6 +103,25 @@ export async function writeImport(
     })
     .execute();
   return counts;
+}
+
+/** The file's `follower_list` cells, new and existing accounts alike (an empty cell leaves it). */
+async function setFollowerLists(trx: Db, chunk: readonly ImportRow[], now: number): Promise<void> {
+  const groups = new Map<string, { platform: Platform; on: boolean; keys: string[] }>();
+  for (const row of chunk) {
+    if (row.followerList === undefined) continue;
+    const id = `${row.platform}:${row.followerList}`;
+    const group = groups.get(id) ?? { platform: row.platform, on: row.followerList, keys: [] };
+    groups.set(id, group);
+    group.keys.push(row.key);
+  }
+  for (const { platform, on, keys } of groups.values())
+    await trx
+      .updateTable('accounts')
+      .set({ follower_list: on ? 1 : 0, updated_at: now })
+      .where('platform', '=', platform)
+      .where('username_key', 'in', keys)
+      .execute();
 }
 
 type InsertedKey = { id: number; platform: string; username_key: string };

@@ -10,8 +10,8 @@ import { PerchError } from '../../src/domain/errors.ts';
 
 describe('readHeader', () => {
   it('finds the username column by any of its names, and the optional ones', () => {
-    assert.deepEqual(readHeader([' Note', 'HANDLE', 'tags', 'platform']), {
-      columns: { username: 1, platform: 3, tags: 2, note: 0 },
+    assert.deepEqual(readHeader([' Note', 'HANDLE', 'tags', 'platform', 'Follower_List']), {
+      columns: { username: 1, platform: 3, tags: 2, note: 0, follower_list: 4 },
       warnings: [],
     });
   });
@@ -32,7 +32,7 @@ describe('readHeader', () => {
 });
 
 describe('readImportRow', () => {
-  const cols = { username: 0, platform: 1, tags: 2, note: 3 };
+  const cols = { username: 0, platform: 1, tags: 2, note: 3, follower_list: 4 };
   it('reads a row with its platform, tags and note', () => {
     assert.deepEqual(readImportRow(['@Jack', 'twitter', 'a; b|a', ' hi '], 7, cols, 'bluesky'), {
       kind: 'row',
@@ -51,6 +51,18 @@ describe('readImportRow', () => {
     assert.equal((readImportRow(['jack', 'myspace'], 1, cols, 'x') as { code: string }).code, 'invalid_platform');
     assert.equal((readImportRow(['jack', '', 'bad!tag'], 1, cols, 'x') as { code: string }).code, 'invalid_tags');
     assert.equal((readImportRow(['x.com/home'], 1, HEADERLESS, 'x') as { code: string }).code, 'invalid_username');
+  });
+
+  it('reads follower_list as a switch, leaves an empty cell as it is, and refuses anything else', () => {
+    const row = (cell: string) => readImportRow(['jack', '', '', '', cell], 1, cols, 'x');
+    assert.deepEqual(row('Yes'), {
+      kind: 'row',
+      row: { line: 1, platform: 'x', username: 'jack', key: 'jack', tags: [], note: null, followerList: true },
+      noteProblem: null,
+    });
+    assert.equal(row('0').kind === 'row' && (row('0') as { row: { followerList?: boolean } }).row.followerList, false);
+    assert.equal(row('').kind === 'row' && 'followerList' in (row('') as { row: object }).row, false);
+    assert.equal((row('maybe') as { code: string }).code, 'invalid_follower_list');
   });
 
   it('leaves a bad note to the caller, which checks repeats first', () => {

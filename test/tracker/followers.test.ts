@@ -139,6 +139,24 @@ describe('follower passes', () => {
     assert.equal(pages.filter((r) => r.query.get('pagination_token') === null).length, 1);
   });
 
+  it('the CSV column follower_list switches it on and off', async (t: TestContext) => {
+    const w = await trackerWorld(t);
+    const jack = w.x.addUser({ username: 'jack' });
+    w.x.addFollowers(jack.id, 5, 'fan');
+    const ada = w.bsky.addUser({ handle: 'ada.bsky.social' });
+    w.bsky.addFollowers(ada.did, 3, 'fan');
+    await w.importCsv('platform,username,follower_list\nx,jack,yes\nbluesky,ada.bsky.social,no\n');
+    const tracker = w.tracker();
+    await tracker.tick();
+    assert.deepEqual(await tracker.followerRound(), { finished: 1 });
+    assert.equal((await current(w, 'jack')).length, 5);
+    assert.deepEqual(await current(w, 'ada.bsky.social'), [], 'switched off by the file');
+    await w.importCsv('platform,username,follower_list\nx,jack,off\nbluesky,ada.bsky.social,\n');
+    w.clock.advance(DAY);
+    assert.deepEqual(await tracker.followerRound(), {}, 'jack switched off; an empty cell left ada off');
+    assert.deepEqual(await current(w, 'ada.bsky.social'), []);
+  });
+
   it('X accounts are off unless switched on', async (t: TestContext) => {
     const w = await trackerWorld(t);
     const jack = w.x.addUser({ username: 'jack' });
