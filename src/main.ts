@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { registerImportCommand } from './cli/import.ts';
 import { registerKeyCommands } from './cli/keys.ts';
 import { loadConfig } from './cli/load-config.ts';
+import { registerAlertCommands } from './cli/alerts.ts';
 import { registerWebhookCommands } from './cli/webhooks.ts';
 import { EXIT, reportFailure } from './cli/output.ts';
 import { VERSION } from './compose.ts';
@@ -56,6 +57,7 @@ program
 registerKeyCommands(program);
 registerImportCommand(program);
 registerWebhookCommands(program);
+registerAlertCommands(program);
 
 // With a default command, commander hands an unknown word to `serve` ("too many arguments for
 // 'serve'"); name the real mistake instead.

@@ -13,6 +13,7 @@ export const NAV = [
   ['import', 'Import', '/ui/import'],
   ['keys', 'Keys', '/ui/keys'],
   ['webhooks', 'Webhooks', '/ui/webhooks'],
+  ['alerts', 'Alerts', '/ui/alerts'],
   ['events', 'Events', '/ui/events'],
 ] as const;
 

@@ -13,6 +13,7 @@ import { problemOf, toPerchError } from '../http/errors.ts';
 import { registerAssets } from './assets.ts';
 import { html } from './html.ts';
 import { layout, notice, sendPage } from './layout.ts';
+import { registerAlertsPages } from './pages/alerts.ts';
 import { registerAccountActions } from './pages/account-actions.ts';
 import { registerAccountPage } from './pages/account.ts';
 import { registerAccountsPage } from './pages/accounts.ts';
@@ -124,5 +125,6 @@ export default async function uiRoutes(app: FastifyInstance, deps: DashboardDeps
   registerKeysPage(app, services.keys);
   registerWebhooksPage(app, services.webhooks);
   registerWebhookPage(app, services.webhooks);
+  registerAlertsPages(app, services.alerts);
   registerEventsPage(app, store);
 }
