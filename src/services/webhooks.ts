@@ -4,7 +4,7 @@
 import { PerchError } from '../domain/errors.ts';
 import { EVENT_TYPES } from '../domain/events.ts';
 import { newId } from '../domain/ids.ts';
-import { seal } from '../domain/sealed-box.ts';
+import { deriveKey, seal } from '../domain/sealed-box.ts';
 import { newWebhookSecret, parseWebhookUrl, ROTATION_OVERLAP_MS, webhookSealKey } from '../domain/webhooks.ts';
 import { writeAudit } from '../storage/audit-repo.ts';
 import { listAttempts, type AttemptView } from '../storage/deliveries-repo.ts';
@@ -22,6 +22,10 @@ import {
 } from '../storage/webhooks-repo.ts';
 import { hostOf, isPrivateAddress, resolveAll } from '../webhooks/address-guard.ts';
 import type { Clock } from '../clock.ts';
+import { inTransactionOnce, type Once, type Outcome } from './idempotency.ts';
+
+/** The most secrets that sign one delivery: the current one and those replaced in the last 24 h. */
+const MAX_SIGNING_SECRETS = 10;
 
 export interface WebhookDeps {
   store: Store;
@@ -63,8 +67,7 @@ export function toView(hook: WebhookRecord, now: number): WebhookView {
     description: hook.description,
     enabled: hook.enabled,
     disabledReason: hook.disabledReason,
-    previousSecretUntil:
-      hook.previousSecret !== null && (hook.previousSecretUntil ?? 0) > now ? iso(hook.previousSecretUntil ?? 0) : null,
+    previousSecretUntil: hook.previousSecrets.some((p) => p.until > now) ? iso(hook.previousSecretUntil ?? 0) : null,
     createdAt: iso(hook.createdAt),
     updatedAt: iso(hook.updatedAt),
   };
@@ -178,21 +181,32 @@ export async function removeWebhook(deps: WebhookDeps, id: string, actor: string
   });
 }
 
-/** A new secret, returned once; the old one keeps signing for 24 h. */
+/**
+ * A new secret, returned once; the one it replaces keeps signing for 24 h, as does every other
+ * replaced in the last 24 h (at most MAX_SIGNING_SECRETS sign at once). With `once`
+ * (Idempotency-Key) a retry gets the first answer back instead of rotating again.
+ */
 export async function rotateSecret(
   deps: WebhookDeps,
   id: string,
   actor: string | null,
-): Promise<{ secret: string; previousSecretUntil: string }> {
+  once: Once | null = null,
+): Promise<Outcome<{ secret: string; previousSecretUntil: string }>> {
   const secret = newWebhookSecret();
   const now = deps.clock.now();
   const until = now + ROTATION_OVERLAP_MS;
-  await deps.store.db.transaction().execute(async (trx) => {
-    if (!(await rotateWebhookSecret(trx, id, seal(secret, webhookSealKey(deps.keyHashSecret)), until, now)))
+  const sealed = seal(secret, webhookSealKey(deps.keyHashSecret));
+  const onceDeps = {
+    store: deps.store,
+    clock: deps.clock,
+    sealKey: deriveKey(deps.keyHashSecret, 'idempotent-responses'),
+  };
+  return inTransactionOnce(onceDeps, once, 200, async (trx) => {
+    if (!(await rotateWebhookSecret(trx, id, sealed, until, now, MAX_SIGNING_SECRETS - 1)))
       throw new PerchError('webhook_not_found', `There is no webhook ${id.slice(0, 60)}.`);
     await writeAudit(trx, { actor, action: 'webhook.rotate_secret', target: id, at: now });
+    return { secret, previousSecretUntil: new Date(until).toISOString() };
   });
-  return { secret, previousSecretUntil: new Date(until).toISOString() };
 }
 
 /** Queues a webhook.test event to this endpoint alone. */

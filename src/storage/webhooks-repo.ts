@@ -1,6 +1,6 @@
 // Webhook endpoints: their definition, their (sealed) secrets and whether they are failing.
 import type { Kysely } from 'kysely';
-import { parseStrings } from './json-column.ts';
+import { parseJson, parseStrings } from './json-column.ts';
 import type { Database } from './schema.ts';
 import type { WebhooksTable } from './events-schema.ts';
 
@@ -14,9 +14,10 @@ export interface WebhookRecord {
   description: string | null;
   enabled: boolean;
   disabledReason: string | null;
-  /** Sealed secrets; `previousSecret` signs too until `previousSecretUntil`. */
+  /** Sealed secrets: the current one, and every one replaced in the last 24 h, each signing until its `until`. */
   secret: string;
-  previousSecret: string | null;
+  previousSecrets: PreviousSecret[];
+  /** When the last of the previous secrets stops signing. */
   previousSecretUntil: number | null;
   failingSince: number | null;
   createdAt: number;
@@ -33,7 +34,7 @@ function toRecord(row: WebhooksTable): WebhookRecord {
     enabled: row.enabled === 1,
     disabledReason: row.disabled_reason,
     secret: row.secret,
-    previousSecret: row.previous_secret,
+    previousSecrets: previousSecretsOf(row),
     previousSecretUntil: row.previous_secret_until === null ? null : Number(row.previous_secret_until),
     failingSince: row.failing_since === null ? null : Number(row.failing_since),
     createdAt: Number(row.created_at),
@@ -113,24 +114,56 @@ export async function updateWebhook(db: Db, id: string, change: WebhookChange, n
   return Number(result.numUpdatedRows) > 0;
 }
 
+export interface PreviousSecret {
+  sealed: string;
+  until: number;
+}
+
+/**
+ * The replaced secrets still signing. The column holds a JSON list of them; a store written before
+ * the list holds one sealed secret (base64url, which never starts with `[`) until the row's `until`.
+ */
+function previousSecretsOf(row: Pick<WebhooksTable, 'previous_secret' | 'previous_secret_until'>): PreviousSecret[] {
+  const stored = row.previous_secret;
+  if (stored === null) return [];
+  if (!stored.startsWith('[')) return [{ sealed: stored, until: Number(row.previous_secret_until ?? 0) }];
+  return parseJson<PreviousSecret[]>(stored, []);
+}
+
+/**
+ * Makes `sealedSecret` the secret; the one it replaces joins those still signing, until
+ * `overlapUntil`, and those whose time is over are dropped (the newest `keep` are kept at most).
+ * The first update takes the row's lock on PostgreSQL, so two rotations at once keep both secrets.
+ */
 export async function rotateWebhookSecret(
   db: Db,
   id: string,
   sealedSecret: string,
   overlapUntil: number,
   now: number,
+  keep: number,
 ): Promise<boolean> {
-  const result = await db
-    .updateTable('webhooks')
-    .set((eb) => ({
-      previous_secret: eb.ref('secret'),
-      previous_secret_until: overlapUntil,
-      secret: sealedSecret,
-      updated_at: now,
-    }))
+  const locked = await db.updateTable('webhooks').set({ updated_at: now }).where('id', '=', id).executeTakeFirst();
+  if (Number(locked.numUpdatedRows) === 0) return false;
+  const row = await db
+    .selectFrom('webhooks')
+    .select(['secret', 'previous_secret', 'previous_secret_until'])
     .where('id', '=', id)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+    .executeTakeFirstOrThrow();
+  const previous = [
+    ...previousSecretsOf(row).filter((p) => p.until > now),
+    { sealed: row.secret, until: overlapUntil },
+  ].slice(-keep);
+  await db
+    .updateTable('webhooks')
+    .set({
+      secret: sealedSecret,
+      previous_secret: JSON.stringify(previous),
+      previous_secret_until: Math.max(...previous.map((p) => p.until)),
+    })
+    .where('id', '=', id)
+    .execute();
+  return true;
 }
 
 /** Deletes the endpoint and its queue; its attempts log goes with it. */

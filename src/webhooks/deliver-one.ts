@@ -31,11 +31,10 @@ export interface DeliveryContext {
   random: () => number;
 }
 
-/** The signing secrets of an endpoint now: the current one, and the previous one during its overlap. */
+/** The signing secrets of an endpoint now: the current one, and every replaced one during its overlap. */
 export function signingSecrets(hook: WebhookRecord, sealKey: Buffer, now: number): string[] {
   const secrets = [open(hook.secret, sealKey)];
-  if (hook.previousSecret !== null && (hook.previousSecretUntil ?? 0) > now)
-    secrets.push(open(hook.previousSecret, sealKey));
+  for (const previous of hook.previousSecrets) if (previous.until > now) secrets.push(open(previous.sealed, sealKey));
   return secrets.filter((s): s is string => s !== null);
 }
 

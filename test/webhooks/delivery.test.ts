@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { recordEvents } from '../../src/storage/events-repo.ts';
+import { ADMIN_KEY } from '../helpers/app.ts';
 import { startReceiver, verifySignature } from './receiver.ts';
 import { webhookWorld } from './helpers.ts';
 
@@ -158,6 +159,41 @@ test('a rotated secret: both sign for 24 h, then only the new one', async (t) =>
   const after = receiver.received.at(-1)!;
   assert.ok(verifySignature(rotated.secret, after));
   assert.equal(verifySignature(hook.secret, after), false);
+});
+
+test('a second rotation within 24 h keeps the first replaced secret signing; Idempotency-Key makes a retry rotate once', async (t) => {
+  const w = await webhookWorld(t);
+  const receiver = await startReceiver();
+  t.after(() => receiver.close());
+  const hook = await w.createWebhook({ url: receiver.url, events: ['*'] });
+  const rotate = (key?: string) =>
+    w.app.inject({
+      method: 'POST',
+      url: `/api/admin/webhooks/${hook.id}/rotate-secret`,
+      headers: { 'x-api-key': ADMIN_KEY, ...(key === undefined ? {} : { 'idempotency-key': key }) },
+    });
+  const first = (await rotate()).json();
+  w.clock.advance(HOUR);
+  const second = await rotate('rotation-2');
+  const retried = await rotate('rotation-2');
+  assert.equal(retried.statusCode, 200);
+  assert.equal(retried.headers['idempotent-replayed'], 'true');
+  assert.equal(retried.json().secret, second.json().secret, 'the retry answers as the first did, no third secret');
+  const send = async () => {
+    await w.admin('POST', `/api/admin/webhooks/${hook.id}/test`);
+    await w.deliverer.runOnce();
+    return receiver.received.at(-1)!;
+  };
+  // Three secrets sign: the original (replaced an hour ago), the first rotation's and the current one.
+  const during = await send();
+  assert.equal(String(during.headers['webhook-signature']).split(' ').length, 3);
+  for (const secret of [hook.secret, first.secret, second.json().secret])
+    assert.ok(verifySignature(secret, during), 'each secret younger than 24 h signs');
+  // Each stops 24 h after it was replaced.
+  w.clock.advance(23 * HOUR + SECOND);
+  const later = await send();
+  assert.equal(verifySignature(hook.secret, later), false, 'the original, replaced 24 h ago, no longer signs');
+  assert.ok(verifySignature(first.secret, later) && verifySignature(second.json().secret, later));
 });
 
 test('endpoints get the types they subscribe to, and tags limit them to accounts with those tags', async (t) => {

@@ -16,6 +16,7 @@ import {
   type WebhookDeps,
 } from '../../services/webhooks.ts';
 import { actorOf } from '../auth.ts';
+import { hashRequest, onceOf } from '../idempotency.ts';
 import { nullable, problems } from '../schemas.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 import { Types, Tags, Url, Description, Id, example, WebhookView, secretExample, Attempt } from '../webhook-schemas.ts';
@@ -146,21 +147,24 @@ export default async function webhookRoutes(root: FastifyInstance, { webhooks: s
     schema: {
       summary: 'Rotate the secret',
       description:
-        'Makes a new secret, shown once. For 24 h deliveries carry a signature with each secret, so the receiver can switch at its pace.',
+        'Makes a new secret, shown once. Every secret replaced in the last 24 h keeps signing too (deliveries carry one signature per secret, at most 10), so the receiver can switch at its pace and a second rotation does not cut off the first. Send an `Idempotency-Key` header to make retries safe: a retry returns the first response instead of rotating again.',
       tags: ['webhooks'],
       params: Id,
+      headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ maxLength: 255 })) }),
       response: {
         200: Type.Object(
           { id: Type.String(), secret: Type.String(), previousSecretUntil: Type.String() },
           { examples: [{ id: example.id, secret: secretExample, previousSecretUntil: '2026-11-24T12:00:00.000Z' }] },
         ),
-        ...problems(401, 403, 404, 429),
+        ...problems(400, 401, 403, 404, 409, 422, 429),
       },
     },
-    handler: async (request) => ({
-      id: request.params.id,
-      ...(await rotateSecret(service, request.params.id, actorOf(request))),
-    }),
+    handler: async (request, reply) => {
+      const once = onceOf(request, hashRequest('rotate-secret', request.params.id));
+      const result = await rotateSecret(service, request.params.id, actorOf(request), once);
+      if (result.replayed) reply.header('idempotent-replayed', 'true');
+      return { id: request.params.id, ...result.body };
+    },
   });
 
   app.get('/api/admin/webhooks/:id/deliveries', {
