@@ -30,6 +30,8 @@ export async function runDemo(env: NodeJS.ProcessEnv = process.env): Promise<voi
     X_BEARER_TOKEN: DEMO_X_TOKEN,
     X_API_BASE_URL: sim.x.url,
     BLUESKY_API_BASE_URL: sim.bsky.url,
+    // Bluesky posts, renames and takedowns arrive live from the local Jetstream.
+    BLUESKY_JETSTREAM_URL: sim.jetstream.url,
     // Fast on purpose: accounts are re-checked every 20 s and history keeps a point per minute.
     TRACK_INTERVAL: '20s',
     HISTORY_BUCKET: '1m',
@@ -57,6 +59,7 @@ export async function runDemo(env: NodeJS.ProcessEnv = process.env): Promise<voi
       `  Admin key (demo only): ${adminKey}`,
       '',
       `  perch demo: ${report.inserted} simulated accounts (X and Bluesky) on local servers; data in ${dir} (deleted on exit).`,
+      '  Bluesky posts arrive live from a local Jetstream: watch account.posted (via "stream") on the Events page.',
       `  API: ${base}/api   docs: ${base}/api/docs   metrics: ${base}/metrics`,
       '',
       '  Try:',

@@ -2,6 +2,8 @@
 // accounts whose followers, posts and names change while the demo runs. No network, no keys.
 import { startFakeBluesky, type FakeBluesky } from '../src/simulators/bluesky-server.ts';
 import type { NewPost } from '../src/simulators/bluesky-types.ts';
+import { startFakeJetstream, type FakeJetstream } from '../src/simulators/jetstream-server.ts';
+import { streamWorld } from '../src/simulators/jetstream-world.ts';
 import { startFakeX, type FakeX, type NewXPost } from '../src/simulators/x-server.ts';
 
 export const DEMO_X_TOKEN = 'demo-x-token';
@@ -57,6 +59,8 @@ const TEXTS: { text: string; lang: string }[] = [
 export interface Simulation {
   x: FakeX;
   bsky: FakeBluesky;
+  /** The local Jetstream the Bluesky world publishes its posts, renames and takedowns through. */
+  jetstream: FakeJetstream;
   /** The names to import, as CSV text (with platform and tags columns). */
   csv: string;
   close(): Promise<void>;
@@ -150,11 +154,15 @@ export async function startSimulation(
     if (i % 50 === 29) bsky.deactivate(user.did);
     rows.push(`${handle},bluesky,${i % 2 === 0 ? 'science' : 'arts'}`);
   }
+  // From here on the world's changes go out live, as Bluesky's Jetstream sends them.
+  const jetstream = await startFakeJetstream();
+  streamWorld(bsky, jetstream);
   return {
     x,
     bsky,
     csv: `${rows.join('\n')}\n`,
-    close: async () => void (await Promise.all([x.close(), bsky.close()])),
+    jetstream,
+    close: async () => void (await Promise.all([x.close(), bsky.close(), jetstream.close()])),
   };
 }
 

@@ -65,7 +65,9 @@ export class BlueskyWorld {
   }
 
   updateUser(did: string, patch: UserPatch): void {
-    this.emit({ kind: 'profile', user: Object.assign(this.user(did), patch) });
+    const user = Object.assign(this.user(did), patch);
+    // Counts are the AppView's own: only the profile record's fields are a commit on the firehose.
+    if (['displayName', 'description', 'avatar'].some((key) => key in patch)) this.emit({ kind: 'profile', user });
   }
 
   /** The old handle stops resolving; the did and posts stay. */
