@@ -16,6 +16,7 @@ import { layout, notice, sendPage } from './layout.ts';
 import { registerAlertsPages } from './pages/alerts.ts';
 import { registerAccountActions } from './pages/account-actions.ts';
 import { registerAccountPage } from './pages/account.ts';
+import { registerFollowerListSwitch } from './pages/account-followers.ts';
 import { registerAccountsPage } from './pages/accounts.ts';
 import { registerComparePage } from './pages/compare.ts';
 import { registerImportPage } from './pages/import.ts';
@@ -117,7 +118,8 @@ export default async function uiRoutes(app: FastifyInstance, deps: DashboardDeps
   registerSignIn(app, services.sessions);
   registerOverview(app, { store, clock, config, tracker, accounts });
   registerAccountsPage(app, accounts);
-  registerAccountPage(app, { accounts, remoteImages: config.uiRemoteImages });
+  registerAccountPage(app, { accounts, followers: services.followers, remoteImages: config.uiRemoteImages });
+  registerFollowerListSwitch(app, { followers: services.followers });
   registerAccountActions(app, { accounts, tracker });
   registerComparePage(app, accounts);
   // In a scope of its own: it alone reads multipart and CSV bodies.

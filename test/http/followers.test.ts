@@ -143,6 +143,53 @@ describe('follower lists in the API', () => {
     assert.equal(off.followerList.enabled, false);
   });
 
+  it('the account page shows new followers and unfollows with links, and the cost on X before switching it on', async (t: TestContext) => {
+    const w = await world(t);
+    const ada = w.bsky.addUser({ handle: 'ada.bsky.social' });
+    const [gone] = w.bsky.addFollowers(ada.did, 3, 'fan');
+    const jack = w.x.addUser({ username: 'jack' });
+    w.x.addFollowers(jack.id, 1_500, 'xfan');
+    await w.insert('platform,username\nbluesky,ada.bsky.social\nx,jack\n');
+    await w.api.tracker!.tick();
+    await w.api.tracker!.followerRound();
+    w.bsky.unfollow(gone!.did, ada.did);
+    w.bsky.addFollowers(ada.did, 1, 'late');
+    w.api.clock.advance(DAY);
+    await w.api.tracker!.followerRound();
+
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const signIn = await w.api.app.inject({
+      method: 'POST',
+      url: '/ui/sign-in',
+      headers: form,
+      payload: new URLSearchParams({ apiKey: ADMIN_KEY }).toString(),
+    });
+    const cookie = String(signIn.headers['set-cookie'] ?? '').split(';')[0] ?? '';
+    const page = (url: string) => w.api.app.inject({ method: 'GET', url, headers: { cookie } });
+    const bsky = (await page('/ui/accounts/bluesky/ada.bsky.social')).body;
+    assert.match(
+      bsky,
+      /<h3>New followers<\/h3>\s*<ul class="followers">\s*<li><a href="https:\/\/bsky.app\/profile\/late0.bsky.social"[^>]*>late0.bsky.social<\/a> <time datetime="2026-11-24T12:00:00.000Z">/,
+    );
+    assert.match(
+      bsky,
+      /<h3>Unfollowed<\/h3>\s*<ul class="followers">\s*<li><a href="https:\/\/bsky.app\/profile\/fan0.bsky.social"/,
+    );
+
+    const x = await page('/ui/accounts/x/jack');
+    assert.match(x.body, /Not kept\. One pass reads 2 pages \(1,500 followers\) and costs \$15\.00 on X/);
+    const csrf = /<meta name="csrf-token" content="([^"]+)">/.exec(x.body)?.[1] ?? '';
+    const on = await w.api.app.inject({
+      method: 'POST',
+      url: '/ui/accounts/x/jack/follower-list',
+      headers: { ...form, cookie },
+      payload: new URLSearchParams({ _csrf: csrf, on: '1' }).toString(),
+    });
+    assert.equal(on.statusCode, 303);
+    assert.match((await page(String(on.headers.location))).body, /The follower list is kept from now on/);
+    assert.deepEqual(await w.api.tracker!.followerRound(), { finished: 1 });
+  });
+
   it('bad queries are 400 naming the field', async (t: TestContext) => {
     const w = await world(t);
     w.x.addUser({ username: 'jack' });

@@ -22,6 +22,8 @@ export const NOTICES: Record<string, string> = {
   paused: 'Tracking is paused.',
   resumed: 'Tracking is resumed.',
   tagged: 'The tags are saved.',
+  'follower-list-on': 'The follower list is kept from now on; the first pass is on its way.',
+  'follower-list-off': 'The follower list is no longer kept.',
 };
 
 export function accountActions(session: UiSession, account: Account): Html {

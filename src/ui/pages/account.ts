@@ -1,6 +1,6 @@
 // One account: profile, status and renames, the followers chart over a chosen range, the analysis
-// (activity by hour, engagement, top entities, sentiment), recent posts with their metrics, the
-// history as CSV, and (for admin keys) the actions.
+// (activity by hour, engagement, top entities, sentiment), who followed and who left, recent posts
+// with their metrics, the history as CSV, and (for admin keys) the actions.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
@@ -24,6 +24,8 @@ import { accountActions, NOTICES } from './account-actions.ts';
 import { refOf } from './account-ref.ts';
 import { analysisSection, postsSection, profileSection } from './account-sections.ts';
 import { accountTimeline } from './account-timeline.ts';
+import { followersSection, followerView, type FollowerView } from './account-followers.ts';
+import type { FollowerDeps } from '../../services/followers.ts';
 
 export const RANGES = { '7d': 7, '30d': 30, '90d': 90, all: null } as const;
 export type Range = keyof typeof RANGES;
@@ -68,6 +70,7 @@ interface AccountView {
   range: Range;
   posts: PostView[];
   timeline: Html;
+  followers: FollowerView;
   done: string | null;
 }
 
@@ -90,6 +93,7 @@ ${session.role === 'admin' ? accountActions(session, account) : ''}
 ${view.chart}
 <p>Change: ${signed(a?.followers.change1d)} in a day, ${signed(a?.followers.change7d)} in 7 days, ${signed(a?.followers.change30d)} in 30 days. <a href="${href}/history.csv" download>Download the history (CSV)</a></p>
 </section>
+${followersSection(session, account, view.followers)}
 <section>
 <h2>Analysis</h2>
 ${analysisSection(a)}
@@ -116,7 +120,7 @@ const PageQuery = Query({ range: Type.Optional(RangeSchema), done: Type.Optional
 
 export function registerAccountPage(
   root: FastifyInstance,
-  { accounts, remoteImages }: { accounts: ServiceDeps; remoteImages: boolean },
+  { accounts, followers, remoteImages }: { accounts: ServiceDeps; followers: FollowerDeps; remoteImages: boolean },
 ): void {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
   const route = { config: { access: 'public', ui: 'app' } } as const;
@@ -129,10 +133,11 @@ export function registerAccountPage(
       const ref = refIn(request.params);
       const range = request.query.range ?? '30d';
       const account = await getAccount(accounts, ref);
-      const [series, posts, timeline] = await Promise.all([
+      const [series, posts, timeline, followerList] = await Promise.all([
         followerSeries(accounts, ref, range, account.username),
         listAccountPosts(accounts, ref, 20),
         accountTimeline(accounts, account),
+        followerView(followers, ref),
       ]);
       const { values } = series;
       const span = values.length ? `, from ${num(values[0])} to ${num(values.at(-1))}` : '';
@@ -140,7 +145,7 @@ export function registerAccountPage(
       const window = chartWindow(range, accounts.clock.now(), [series]);
       const chart = timeChart({ id: 'followers-chart', label, series: [series], mode: 'absolute', window });
       const done = request.query.done === undefined ? null : (NOTICES[request.query.done] ?? null);
-      const view = { account, chart, range, posts: posts.data, timeline, done };
+      const view = { account, chart, range, posts: posts.data, timeline, followers: followerList, done };
       return sendPage(reply, accountPage(sessionOf(request), view, remoteImages));
     },
   );
