@@ -6,6 +6,8 @@ import { describe, it, type TestContext } from 'node:test';
 import type { FollowerIdentity } from '../../src/domain/followers.ts';
 import { closePass, openPass, recordFollowerPage } from '../../src/storage/follower-passes-repo.ts';
 import type { Store } from '../../src/storage/store.ts';
+import { createConfig } from '../../src/config.ts';
+import { pruneOnce } from '../../src/services/retention.ts';
 import { dialectName, freshStores } from '../helpers/store-url.ts';
 
 const DAY = 86_400_000;
@@ -136,5 +138,21 @@ describe(`follower passes on ${dialectName}`, () => {
     assert.equal(diff.gained.length, 100);
     assert.equal(diff.lost.length, 100);
     assert.equal(diff.followers, 250);
+  });
+
+  it('keeps the identities of followers who left FOLLOWER_RETENTION, and current ones for ever', async (t: TestContext) => {
+    const [store] = await freshStores(t);
+    const id = await account(store!);
+    await pass(store!, id, [range(0, 3)], 1_000);
+    await pass(store!, id, [[f(0)]], 2_000); // f1 and f2 leave at 2,000
+    const retention = createConfig({ FOLLOWER_RETENTION: '90d' }).retention;
+    const clock = { now: () => 2_000 + 91 * DAY };
+    const report = await pruneOnce(store!, retention, clock, async () => {});
+    assert.equal(report.deleted.followers, 2);
+    const left = await store!.db.selectFrom('followers').select('follower_id').where('account_id', '=', id).execute();
+    assert.deepEqual(
+      left.map((r) => r.follower_id),
+      ['did:plc:f0'],
+    );
   });
 });
