@@ -14,6 +14,7 @@ export const NAV = [
   ['keys', 'Keys', '/ui/keys'],
   ['webhooks', 'Webhooks', '/ui/webhooks'],
   ['alerts', 'Alerts', '/ui/alerts'],
+  ['digests', 'Digests', '/ui/digests'],
   ['events', 'Events', '/ui/events'],
 ] as const;
 

@@ -26,12 +26,15 @@ import { registerEventsPage } from './pages/events.ts';
 import { registerSignIn } from './pages/sign-in.ts';
 import { registerWebhookPage } from './pages/webhook-deliveries.ts';
 import { registerWebhooksPage } from './pages/webhooks.ts';
+import { registerDigestsPage } from './pages/digests.ts';
+import { PREVIEW_POLICY, registerDigestPage } from './pages/digest.ts';
+import { registerMailLogPage } from './pages/mail-log.ts';
 import { registerSessions } from './session.ts';
 
 /** No inline script, no other host: scripts, styles and data come from this origin only. */
 function contentSecurityPolicy(remoteImages: boolean): string {
   const images = remoteImages ? "'self' data: https:" : "'self' data:";
-  return `default-src 'none'; script-src 'self'; style-src 'self'; img-src ${images}; connect-src 'self'; font-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
+  return `default-src 'none'; script-src 'self'; style-src 'self'; img-src ${images}; connect-src 'self'; font-src 'self'; frame-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
 }
 
 /** What the dashboard is given; each page gets the part it uses. */
@@ -96,6 +99,10 @@ export default async function uiRoutes(app: FastifyInstance, deps: DashboardDeps
   app.addHook('onSend', async (request, reply, payload) => {
     if (request.url.startsWith('/ui/assets/')) {
       if (reply.statusCode === 200) reply.header('cache-control', 'public, max-age=31536000, immutable');
+    } else if (/^\/ui\/digests\/[^/]+\/preview\.html$/.test(request.url.split('?')[0] ?? '')) {
+      // A digest's mail, framed by its page: inline styles apply, nothing runs or loads.
+      reply.header('content-security-policy', PREVIEW_POLICY);
+      reply.header('x-frame-options', 'SAMEORIGIN');
     } else {
       reply.header('content-security-policy', csp);
     }
@@ -128,5 +135,8 @@ export default async function uiRoutes(app: FastifyInstance, deps: DashboardDeps
   registerWebhooksPage(app, services.webhooks);
   registerWebhookPage(app, services.webhooks);
   registerAlertsPages(app, services.alerts);
+  registerDigestsPage(app, services.digests);
+  registerDigestPage(app, services.digests);
+  registerMailLogPage(app, services.digests);
   registerEventsPage(app, store);
 }

@@ -112,7 +112,8 @@ ${createForm(session)}
 <section>
 <h2>Endpoints</h2>
 ${hooksTable(session, hooks)}
-</section>`;
+</section>
+<p><a href="/ui/mail">Mail delivery log</a> (digests and alerts)</p>`;
   return layout({ title: 'Webhooks', session, section: 'webhooks', body });
 }
 
