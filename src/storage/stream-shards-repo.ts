@@ -71,9 +71,10 @@ export async function ensureShards(db: Db, stream: string, shards: number, now: 
 }
 
 /**
- * Renews the shards `owner` holds and takes free or expired ones until it holds `most`; returns
- * the shards it holds. Each row is taken by one statement whose condition is checked again on the
- * locked row (PostgreSQL), so two owners never both win one shard.
+ * Renews the shards `owner` holds, takes free ones until it holds `most` (its fair share), and
+ * takes every expired one whatever its share (its owner died: the shard moves within the lease
+ * time); returns the shards it holds. Each row is taken by one statement whose condition is
+ * checked again on the locked row (PostgreSQL), so two owners never both win one shard.
  */
 export async function claimShards(
   db: Db,
@@ -91,8 +92,8 @@ export async function claimShards(
     .execute();
   const held = await heldShards(db, stream, owner);
   for (const row of await readShards(db, stream)) {
-    if (held.length >= most) break;
     if (row.leaseOwner === owner || (row.leaseOwner !== null && (row.leaseExpiresAt ?? 0) > now)) continue;
+    if (row.leaseOwner === null && held.length >= most) continue;
     const taken = await db
       .updateTable('stream_shards')
       .set({ lease_owner: owner, lease_expires_at: now + leaseMs, healthy_until: null })
