@@ -9,6 +9,18 @@ import { startWorker, WorkerAnswerError } from '../worker-thread.ts';
 export const OFF_THREAD_BYTES = 1_048_576;
 
 const notJson = () => new PerchError('invalid_json', 'The body is not valid JSON.');
+const tooMuch = () =>
+  new PerchError(
+    'body_too_large',
+    'The JSON body holds more values than can be parsed; send the CSV as the "file" string, or as text/csv.',
+  );
+
+/**
+ * The thread's heap for a body of `bytes`: room for the text, its value and the `file` string
+ * (about three times the body) over a base, so that a body that parses into millions of small
+ * values ends the thread, not the process. The base holds the thread's own code (tsx in tests).
+ */
+export const threadHeapMb = (bytes: number): number => 96 + Math.ceil((4 * bytes) / 1_048_576);
 
 /** Bodies wait for each other: each holds a few copies of itself while parsed (body, text, value). */
 let turn: Promise<unknown> = Promise.resolve();
@@ -24,11 +36,16 @@ async function parseOnThread(body: Buffer): Promise<unknown> {
   // The body's memory moves to the thread when it is the whole of its buffer; otherwise it is copied.
   const whole = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
   const data = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
-  const thread = startWorker<Uint8Array, unknown>(new URL('./json-parse.worker.ts', import.meta.url));
+  const thread = startWorker<Uint8Array, unknown>(new URL('./json-parse.worker.ts', import.meta.url), {
+    resourceLimits: { maxOldGenerationSizeMb: threadHeapMb(body.byteLength), maxYoungGenerationSizeMb: 16 },
+  });
   try {
     return await thread.ask(data, whole ? [data.buffer as ArrayBuffer] : []);
   } catch (error) {
-    throw error instanceof WorkerAnswerError ? notJson() : error;
+    if (error instanceof WorkerAnswerError) throw notJson();
+    // The thread ran out of its heap (ERR_WORKER_OUT_OF_MEMORY): the body is too much to parse.
+    if (error instanceof Error && 'code' in error && error.code === 'ERR_WORKER_OUT_OF_MEMORY') throw tooMuch();
+    throw error;
   } finally {
     void thread.exit();
   }
