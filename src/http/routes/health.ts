@@ -146,13 +146,20 @@ function trackerCheck(deps: HealthRouteDeps, counts: TrackerCounts) {
   };
 }
 
-/** X's spend (Bluesky is free): `warn` while a budget is spent, so a paused tracker is explained. */
+/**
+ * X's spend (Bluesky is free): `warn` while a budget is spent, so a paused tracker is explained.
+ * The body is public: each budget's state only, never a dollar figure (GET /api/admin/usage has them).
+ */
 function spendCheck(summary: SpendSummary) {
   const spent = summary.budgets.filter((b) => b.remaining <= 0);
   return {
     status: spent.length > 0 ? ('warn' as const) : ('pass' as const),
-    x: summary,
-    ...(spent.length > 0 ? { notes: spent.map((b) => `X ${b.name} spent: ${b.used} of ${b.limit} ${b.unit}`) } : {}),
+    budgets: summary.budgets.map((b) => ({
+      name: b.name,
+      period: b.period,
+      state: b.remaining <= 0 ? ('spent' as const) : ('available' as const),
+    })),
+    ...(spent.length > 0 ? { notes: spent.map((b) => `X ${b.name} spent for this ${b.period}`) } : {}),
   };
 }
 
