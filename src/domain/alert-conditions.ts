@@ -37,11 +37,18 @@ export interface AlertFinding {
   zScore?: number;
 }
 
-/** How far back a condition reads history of its metric, or 0 when it needs none. */
-export function historyNeededMs(condition: AlertCondition): number {
-  if ('changePercent' in condition) return condition.windowHours * HOUR_MS + 2 * DAY_MS;
-  if ('anomaly' in condition) return (ANOMALY_BASELINE_DAYS + 2) * DAY_MS;
-  return 0;
+/**
+ * The span of history `[now - from, now - to]` a condition reads, or null when it needs none. A
+ * window reads only around its start (`slackMs` before it: the checks' interval, so one check at
+ * least is in it), so a check reads a few snapshots per account, not the whole window.
+ */
+export function historyNeeded(condition: AlertCondition, slackMs: number): { fromMs: number; toMs: number } | null {
+  if ('changePercent' in condition) {
+    const window = condition.windowHours * HOUR_MS;
+    return { fromMs: window + Math.max(slackMs, 2 * HOUR_MS), toMs: window };
+  }
+  if ('anomaly' in condition) return { fromMs: (ANOMALY_BASELINE_DAYS + 2) * DAY_MS, toMs: 0 };
+  return null;
 }
 
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
@@ -106,11 +113,19 @@ function latestAtOrBefore(points: Points, time: number): number | null {
  * the daily changes of the 30 days before, each per day so that a missed day does not look like
  * a jump; null with fewer than ANOMALY_MIN_DAYS of them.
  */
-export function anomalyScore(
-  points: Points,
-  now: number,
-  value: number,
-): { change: number; mean: number; z: number } | null {
+export function anomalyScore(points: Points, now: number, value: number): AnomalyScore | null {
+  // Every rule on the same account and metric asks the same question at one check: answered once.
+  const known = scores.get(points);
+  if (known && known.now === now && known.value === value) return known.score;
+  const score = computeAnomaly(points, now, value);
+  scores.set(points, { now, value, score });
+  return score;
+}
+
+type AnomalyScore = { change: number; mean: number; z: number };
+const scores = new WeakMap<Points, { now: number; value: number; score: AnomalyScore | null }>();
+
+function computeAnomaly(points: Points, now: number, value: number): AnomalyScore | null {
   const today = Math.floor(now / DAY_MS);
   const byDay = new Map<number, [number, number]>();
   for (const [at, v] of points) {

@@ -77,11 +77,12 @@ export async function listHistory(
   return { snapshots: (more ? rows.slice(0, query.limit) : rows).map(toSnapshot), more };
 }
 
-/** The snapshots of several accounts observed at or after `from`, per account, oldest first. */
+/** The snapshots of several accounts observed from `from` to `to`, per account, oldest first. */
 export async function snapshotsSince(
   db: Db,
   accountIds: readonly number[],
   from: number,
+  to = Number.MAX_SAFE_INTEGER,
 ): Promise<Map<number, MetricSnapshot[]>> {
   const byAccount = new Map<number, MetricSnapshot[]>();
   if (accountIds.length === 0) return byAccount;
@@ -90,7 +91,9 @@ export async function snapshotsSince(
     .selectAll()
     .where('account_id', 'in', accountIds)
     .where('bucket', '>=', from - 86_400_000)
+    .where('bucket', '<=', to)
     .where('observed_at', '>=', from)
+    .where('observed_at', '<=', to)
     .orderBy('account_id')
     .orderBy('bucket')
     .execute();

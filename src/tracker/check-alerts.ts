@@ -3,12 +3,7 @@
 // that holds writes `alert.triggered` once per account per cooldown. A rule that cannot be read
 // or weighed is logged and skipped; if the store refuses a step, the step is undone (a savepoint)
 // and the check is written without alerts. Either way the check itself goes on.
-import {
-  evaluateCondition,
-  historyNeededMs,
-  type AlertFinding,
-  type AlertSubject,
-} from '../domain/alert-conditions.ts';
+import { evaluateCondition, historyNeeded, type AlertFinding, type AlertSubject } from '../domain/alert-conditions.ts';
 import { scopeMatches, type AlertMetric, type AlertRuleDefinition } from '../domain/alert-rules.ts';
 import type { NewEvent } from '../domain/events.ts';
 import { accountPublicId } from '../domain/ids.ts';
@@ -23,7 +18,7 @@ import type { CheckWrite } from '../storage/tracking-repo.ts';
 import { queueAlertMail } from './alert-mail.ts';
 import type { TrackerContext } from './context.ts';
 
-type AlertContext = Pick<TrackerContext, 'store' | 'logger'>;
+type AlertContext = Pick<TrackerContext, 'store' | 'logger' | 'settings'>;
 type Rule = { id: string; name: string; definition: AlertRuleDefinition };
 
 interface Read {
@@ -107,13 +102,13 @@ async function alertEvents(
       for (const read of reads)
         if (scopeMatches(rule.definition.scope, { id: read.write.id, platform, tags: read.tags }))
           pairs.push({ rule, read });
-      historyNeededMs(rule.definition.condition);
+      historyNeeded(rule.definition.condition, 0);
     } catch (error) {
       ctx.logger.warn({ err: error, rule: rule.id }, 'alert rule skipped: its scope or condition cannot be read');
       while (pairs.at(-1)?.rule === rule) pairs.pop();
     }
   }
-  await readHistory(trx, pairs, now);
+  await readHistory(trx, pairs, now, ctx.settings.intervalMs);
 
   const findings: { rule: Rule; read: Read; finding: AlertFinding }[] = [];
   for (const { rule, read } of pairs) {
@@ -169,15 +164,26 @@ async function alertEvents(
 }
 
 /** Reads the history the pairs' conditions ask for (followers' anomaly has it in the daily series). */
-async function readHistory(trx: Executor, pairs: readonly { rule: Rule; read: Read }[], now: number): Promise<void> {
-  const lookback = new Map<number, number>();
+async function readHistory(
+  trx: Executor,
+  pairs: readonly { rule: Rule; read: Read }[],
+  now: number,
+  intervalMs: number,
+): Promise<void> {
+  // One span per account: from the earliest any of its conditions reads to the latest.
+  const spans = new Map<number, { from: number; to: number }>();
   const quiet = new Set<number>();
   for (const { rule, read } of pairs) {
     const { metric, condition } = rule.definition;
     if ('quietDays' in condition && read.subject.lastPostAt === null) quiet.add(read.write.id);
     if (metric === 'followers' && 'anomaly' in condition) continue;
-    const ms = historyNeededMs(condition);
-    if (ms > 0) lookback.set(read.write.id, Math.max(ms, lookback.get(read.write.id) ?? 0));
+    const span = historyNeeded(condition, intervalMs);
+    if (span === null) continue;
+    const known = spans.get(read.write.id);
+    spans.set(read.write.id, {
+      from: Math.min(known?.from ?? Infinity, now - span.fromMs),
+      to: Math.max(known?.to ?? -Infinity, now - span.toMs),
+    });
   }
   const reads = new Map(pairs.map((p) => [p.read.write.id, p.read]));
   if (quiet.size > 0) {
@@ -187,17 +193,25 @@ async function readHistory(trx: Executor, pairs: readonly { rule: Rule; read: Re
       if (read) read.subject.lastPostAt = at;
     }
   }
-  if (lookback.size === 0) return;
-  const from = now - Math.max(...lookback.values());
-  const snapshots = await snapshotsSince(trx, [...lookback.keys()], from);
-  for (const [id, list] of snapshots) {
-    const read = reads.get(id);
-    if (!read) continue;
-    const points = (metric: AlertMetric & ('followers' | 'following' | 'posts')) =>
-      list.map((s) => [s.observedAt, s[metric]] as [number, number]);
-    const history = read.subject.history;
-    read.subject.history = { ...history, following: points('following'), posts: points('posts') };
-    // The followers' daily series stays for the anomaly; a window needs the finer snapshots.
-    read.subject.history.followers = [...(history.followers ?? []), ...points('followers')];
+  if (spans.size === 0) return;
+  // Accounts of one batch mostly ask for the same spans: one query per distinct span.
+  const bySpan = new Map<string, number[]>();
+  for (const [id, span] of spans) {
+    const key = `${span.from}:${span.to}`;
+    bySpan.set(key, [...(bySpan.get(key) ?? []), id]);
+  }
+  for (const [key, ids] of bySpan) {
+    const [from, to] = key.split(':').map(Number) as [number, number];
+    const snapshots = await snapshotsSince(trx, ids, from, to);
+    for (const [id, list] of snapshots) {
+      const read = reads.get(id);
+      if (!read) continue;
+      const points = (metric: AlertMetric & ('followers' | 'following' | 'posts')) =>
+        list.map((s) => [s.observedAt, s[metric]] as [number, number]);
+      const history = read.subject.history;
+      read.subject.history = { ...history, following: points('following'), posts: points('posts') };
+      // The followers' daily series stays for the anomaly; a window needs the finer snapshots.
+      read.subject.history.followers = [...(history.followers ?? []), ...points('followers')];
+    }
   }
 }
