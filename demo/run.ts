@@ -11,7 +11,9 @@ import { systemClock } from '../src/clock.ts';
 import { commitImport, planImport } from '../src/services/import-accounts.ts';
 import { openStore } from '../src/storage/store.ts';
 import { countByStatus } from '../src/storage/tracking-repo.ts';
+import { createDigest } from '../src/services/digests.ts';
 import { DEMO_X_TOKEN, evolve, startSimulation } from './simulation.ts';
+import { startMailbox } from './mailbox.ts';
 
 const EVOLVE_EVERY_MS = 5_000;
 const REPORT_EVERY_MS = 10_000;
@@ -20,6 +22,7 @@ export async function runDemo(env: NodeJS.ProcessEnv = process.env): Promise<voi
   const dir = mkdtempSync(join(tmpdir(), 'perch-demo-'));
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   const sim = await startSimulation();
+  const mailbox = await startMailbox(dir);
   const adminKey = `perch-demo-admin-${randomBytes(16).toString('hex')}`;
   const config = createConfig({
     PORT: env.PORT ?? '3000',
@@ -40,6 +43,9 @@ export async function runDemo(env: NodeJS.ProcessEnv = process.env): Promise<voi
     X_DAILY_READ_BUDGET: '100000000',
     // The demo's webhooks go to receivers on this machine.
     WEBHOOK_ALLOW_PRIVATE: 'true',
+    // Mail goes to the demo's own mailbox (an SMTP server on this machine).
+    SMTP_URL: mailbox.url,
+    MAIL_FROM: 'perch demo <perch@localhost>',
   });
 
   const store = await openStore(config.databaseUrl);
@@ -49,6 +55,14 @@ export async function runDemo(env: NodeJS.ProcessEnv = process.env): Promise<voi
     clock: systemClock,
   });
   setInterval(() => evolve(sim), EVOLVE_EVERY_MS).unref();
+  // A daily digest due about a minute from now (UTC), so the first one arrives while you watch.
+  const soon = new Date(Date.now() + 60_000);
+  const at = `${String(soon.getUTCHours()).padStart(2, '0')}:${String(soon.getUTCMinutes()).padStart(2, '0')}`;
+  await createDigest(
+    { store, clock: systemClock, mailOn: true },
+    { name: 'Demo digest', schedule: 'daily', at, timeZone: 'Etc/UTC', recipients: ['you@example.com'] },
+    'demo',
+  );
 
   await runServer(config, 'serve');
   const base = `http://${config.host}:${config.port}`;
@@ -73,6 +87,9 @@ export async function runDemo(env: NodeJS.ProcessEnv = process.env): Promise<voi
       `      -d '{"url": "http://127.0.0.1:4000/hook", "events": ["account.status_changed", "account.renamed", "webhook.test"]}'`,
       `    curl -s -X POST -H 'x-api-key: ${adminKey}' '${base}/api/admin/webhooks/wh_…/test'`,
       `    curl -sN -H 'x-api-key: ${adminKey}' '${base}/api/events/stream'      # or watch every event live`,
+      '',
+      `  Mail: a demo digest goes out at ${at} UTC to a local SMTP server; messages land in ${mailbox.dir}`,
+      `    (and in the dashboard: ${base}/ui/digests for the preview, ${base}/ui/mail for the log).`,
       '',
       '  Ctrl-C stops the demo.',
       '',
