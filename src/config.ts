@@ -10,27 +10,11 @@ import { ConfigError } from './config-error.ts';
 import { mailSettings } from './config-mail.ts';
 import { followerSettings } from './config-followers.ts';
 import { streamConfig } from './config-stream.ts';
+import { RETENTION_DEFAULTS, retentionSetting } from './config-retention.ts';
 
 export { RETAINED_TABLES, type Config, type RetainedTable } from './config-shape.ts';
 export { ConfigError };
-
-const RETENTION_DEFAULTS: Record<RetainedTable, string> = {
-  history: '400d',
-  audit: '365d',
-  imports: '90d',
-  idempotency: '24h',
-  events: '30d',
-  followers: '90d',
-};
-/** Settings not named `<NAME>_RETENTION`: events keep the name they had before they joined the list. */
-const RETENTION_SETTINGS: Partial<Record<RetainedTable, string>> = {
-  events: 'EVENT_RETENTION',
-  followers: 'FOLLOWER_RETENTION',
-};
-
-/** The environment variable that sets a table's retention. */
-export const retentionSetting = (table: RetainedTable): string =>
-  RETENTION_SETTINGS[table] ?? `${table.toUpperCase()}_RETENTION`;
+export { retentionSetting };
 
 /**
  * The base of a relative `file:` DATABASE_URL: perch's own folder (the one holding package.json
