@@ -107,4 +107,4 @@ export const firingExample = {
   data: { metric: 'followers', value: 11_250, threshold: 10, baseline: 10_000, windowHours: 24, changePercent: 12.5 },
 };
 
-export const Id = Type.Object({ id: Type.String({ maxLength: 64 }) });
+export { IdParams as Id } from './schemas.ts';

@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import { nullable } from './schemas.ts';
 
-export const Id = Type.Object({ id: Type.String({ maxLength: 64 }) });
+export { IdParams as Id } from './schemas.ts';
 export const Scope = Type.Object(
   {
     tags: Type.Optional(Type.Array(Type.String())),

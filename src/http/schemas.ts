@@ -218,3 +218,10 @@ export function problems(...statuses: number[]) {
   };
   return Object.fromEntries(statuses.map((s) => [s, problem])) as Record<number, typeof problem>;
 }
+
+/** `/…/:id` of an admin resource (webhooks, alert rules, digests). */
+export const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+
+/** The answer to deleting an admin resource: `{ success: true, id }`. */
+export const Deleted = (exampleId: string) =>
+  Type.Object({ success: Type.Literal(true), id: Type.String() }, { examples: [{ success: true, id: exampleId }] });

@@ -19,7 +19,7 @@ export const Url = Type.String({
   description: 'http or https; private addresses are refused unless WEBHOOK_ALLOW_PRIVATE=true.',
 });
 export const Description = Type.String({ maxLength: 500 });
-export const Id = Type.Object({ id: Type.String({ maxLength: 64 }) });
+export { IdParams as Id } from './schemas.ts';
 
 export const example = {
   id: 'wh_4f9x2k0q1w9e7r4t6y3u',

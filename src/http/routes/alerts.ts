@@ -12,7 +12,7 @@ import {
   type AlertDeps,
 } from '../../services/alerts.ts';
 import { actorOf } from '../auth.ts';
-import { problems } from '../schemas.ts';
+import { Deleted, problems } from '../schemas.ts';
 import { AlertRuleChange, AlertRuleView, example, Firing, firingExample, Id, NewAlertRule } from '../alert-schemas.ts';
 
 export default async function alertRoutes(root: FastifyInstance, { alerts }: { alerts: AlertDeps }) {
@@ -89,10 +89,7 @@ export default async function alertRoutes(root: FastifyInstance, { alerts }: { a
       tags: ['alerts'],
       params: Id,
       response: {
-        200: Type.Object(
-          { success: Type.Literal(true), id: Type.String() },
-          { examples: [{ success: true, id: example.id }] },
-        ),
+        200: Deleted(example.id),
         ...problems(401, 403, 404, 429),
       },
     },

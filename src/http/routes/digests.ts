@@ -16,7 +16,7 @@ import {
 } from '../../services/digests.ts';
 import { readMailLog } from '../../services/mail-log.ts';
 import { actorOf } from '../auth.ts';
-import { problems } from '../schemas.ts';
+import { Deleted, problems } from '../schemas.ts';
 import { Body, DigestView, example, Id, MailAttempt, Preview, Send } from '../digest-schemas.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -82,10 +82,7 @@ export default async function digestRoutes(root: FastifyInstance, { digests: ser
       tags,
       params: Id,
       response: {
-        200: Type.Object(
-          { success: Type.Literal(true), id: Type.String() },
-          { examples: [{ success: true, id: example.id }] },
-        ),
+        200: Deleted(example.id),
         ...problems(401, 403, 404, 429),
       },
     },

@@ -17,7 +17,7 @@ import {
 } from '../../services/webhooks.ts';
 import { actorOf } from '../auth.ts';
 import { hashRequest, onceOf } from '../idempotency.ts';
-import { nullable, problems } from '../schemas.ts';
+import { Deleted, nullable, problems } from '../schemas.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 import { Types, Tags, Url, Description, Id, example, WebhookView, secretExample, Attempt } from '../webhook-schemas.ts';
 
@@ -110,10 +110,7 @@ export default async function webhookRoutes(root: FastifyInstance, { webhooks: s
       tags: ['webhooks'],
       params: Id,
       response: {
-        200: Type.Object(
-          { success: Type.Literal(true), id: Type.String() },
-          { examples: [{ success: true, id: example.id }] },
-        ),
+        200: Deleted(example.id),
         ...problems(401, 403, 404, 429),
       },
     },
