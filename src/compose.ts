@@ -68,7 +68,14 @@ export async function composeApp(
       options.logger.warn({ err: error }, 'store connection lost; it is replaced on the next use'),
   });
   try {
-    const metrics = createMetrics(store, clock, config.metricsIntervalMs, () => readSpend(store, config, clock.now()));
+    // Dollar figures only where the metrics are not public (a key, or a port of their own).
+    const spendOnMetrics = config.metricsKey !== null || config.metricsPort !== null;
+    const metrics = createMetrics(
+      store,
+      clock,
+      config.metricsIntervalMs,
+      spendOnMetrics ? () => readSpend(store, config, clock.now()) : undefined,
+    );
     const role = options.role ?? 'serve';
     const runsTracker = role === 'worker' || (role === 'serve' && config.tracker);
     // The tracker and the deliverer (and what they load: platform clients, text models) are

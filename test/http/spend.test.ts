@@ -7,8 +7,10 @@ import { ADMIN_KEY, build } from '../helpers/app.ts';
 
 const admin = { 'x-api-key': ADMIN_KEY };
 
-async function seedLedger(t: Parameters<typeof build>[0]) {
-  const a = await build(t, {}, { X_DAILY_BUDGET_USD: '2', X_MONTHLY_BUDGET_USD: '40' });
+const METRICS_KEY = 'metrics-key-0123456789abcdefghijklmnopqrstuvwxyz';
+
+async function seedLedger(t: Parameters<typeof build>[0], env: Record<string, string> = {}) {
+  const a = await build(t, {}, { X_DAILY_BUDGET_USD: '2', X_MONTHLY_BUDGET_USD: '40', ...env });
   const db = a.deps.store.db;
   // The clock is 2026-11-23 12:00 UTC.
   await recordSpend(db, { platform: 'x', day: '2026-11-22', kind: 'users', resources: 100, micros: 1_000_000 });
@@ -69,8 +71,8 @@ test('GET /api/admin/usage: the ledger per day, platform and kind, as JSON and a
   assert.equal(app_.statusCode, 401);
 });
 
-test("health says each X budget's state and no dollar figure (it is public); metrics show the spend", async (t) => {
-  const { app } = await seedLedger(t);
+test("health says each X budget's state and no dollar figure (it is public); metrics show the spend behind a key", async (t) => {
+  const { app } = await seedLedger(t, { METRICS_KEY });
   const response = await app.inject({ url: '/api/health' });
   const spend = response.json().checks.spend;
   assert.equal(spend.status, 'pass');
@@ -83,12 +85,20 @@ test("health says each X budget's state and no dollar figure (it is public); met
   // Nothing of the ledger's money: $0.60 today, $1.60 this month, the $40 and $2 budgets.
   assert.doesNotMatch(JSON.stringify(spend), /usd|0\.6|1\.6|\b40\b|"limit"|"used"|"remaining"/i);
 
-  const metrics = (await app.inject({ url: '/metrics' })).body;
+  const metrics = (await app.inject({ url: '/metrics', headers: { authorization: `Bearer ${METRICS_KEY}` } })).body;
   assert.match(metrics, /perch_x_spend_usd\{period="day"\} 0\.6/);
   assert.match(metrics, /perch_x_spend_usd\{period="month"\} 1\.6/);
   assert.match(metrics, /perch_x_resources\{kind="users",period="month"\} 150/);
   assert.match(metrics, /perch_x_budget_limit\{budget="monthly dollar budget",unit="usd",period="month"\} 40/);
   assert.match(metrics, /perch_x_spend_projected_month_usd \d/);
+});
+
+test('public metrics carry no dollar figure and no budget', async (t) => {
+  const { app } = await seedLedger(t);
+  const metrics = await app.inject({ url: '/metrics' });
+  assert.equal(metrics.statusCode, 200);
+  assert.match(metrics.body, /perch_accounts/);
+  assert.doesNotMatch(metrics.body, /perch_x_spend|perch_x_budget|perch_x_resources/);
 });
 
 test('the insert answer estimates what tracking the added accounts costs per day and month, and once for first reads', async (t) => {
@@ -123,4 +133,27 @@ test('the insert answer estimates what tracking the added accounts costs per day
   assert.deepEqual(bsky.json().estimate.platforms, [
     { platform: 'bluesky', accounts: 1, perDayUsd: 0, perMonthUsd: 0, firstReadUsd: 0 },
   ]);
+});
+
+test("the dashboard's Overview shows X's spend to administrators only", async (t) => {
+  const test_ = await seedLedger(t);
+  const { apiKey } = await test_.createKey('app');
+  const overviewAs = async (key: string) => {
+    const signIn = await test_.app.inject({
+      method: 'POST',
+      url: '/ui/sign-in',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ apiKey: key }).toString(),
+    });
+    const cookie = String(signIn.headers['set-cookie'] ?? '').split(';')[0] ?? '';
+    const page = await test_.app.inject({ url: '/ui/', headers: { cookie } });
+    assert.equal(page.statusCode, 200, page.body);
+    return page.body;
+  };
+  const forAdmin = await overviewAs(ADMIN_KEY);
+  assert.match(forAdmin, /id="spend"/);
+  assert.match(forAdmin, /\$0\.6/);
+  const forApp = await overviewAs(apiKey);
+  assert.doesNotMatch(forApp, /id="spend"|\$\d/);
+  assert.match(forApp, /shown to administrators/);
 });

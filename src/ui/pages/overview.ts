@@ -168,7 +168,7 @@ ${trackerTable(tracker, counts.tracker)}
 </section>
 <section>
 <h2>Spend</h2>
-${spendTables(counts.spend)}
+${session.role === 'admin' ? spendTables(counts.spend) : html`<p class="hint" id="spend-hidden">X's spend and budgets are shown to administrators.</p>`}
 </section>
 <section>
 <h2>Top movers</h2>
