@@ -8,7 +8,14 @@ import type { Store } from '../storage/store.ts';
 import type { RateGate } from '../limits/rate-gate.ts';
 import type { SpendBudget } from '../limits/spend-budget.ts';
 import type { SleepingClock } from '../clock.ts';
-import type { FollowerPassSettings } from './follower-passes.ts';
+import type { FollowerRule } from '../storage/follower-claims-repo.ts';
+
+/** How follower passes run (null: off): every `intervalMs`, each under a lease of `leaseMs`, for the accounts `rule` picks. */
+export interface FollowerPassSettings {
+  intervalMs: number;
+  leaseMs: number;
+  rule: FollowerRule;
+}
 
 export interface TrackerSettings {
   intervalMs: number;

@@ -4,7 +4,8 @@
 // pass is due, or a minute (accounts that became eligible since are found by that poll).
 import type { Logger } from 'pino';
 import type { SleepingClock } from '../clock.ts';
-import { claimFollowerPasses, nextPassAt, type FollowerRule } from '../storage/follower-claims-repo.ts';
+import { claimFollowerPasses, nextPassAt } from '../storage/follower-claims-repo.ts';
+import type { FollowerPassSettings } from './context.ts';
 import type { Store } from '../storage/store.ts';
 import { runFollowerPass, type PassOutcome } from './follower-pass.ts';
 import type { Lane } from './lane.ts';
@@ -14,12 +15,6 @@ const CLAIM_SIZE = 8;
 const PASSES_IN_FLIGHT = 4;
 /** An idle job looks for newly eligible accounts this often. */
 export const FOLLOWER_POLL_MS = 60_000;
-
-export interface FollowerPassSettings {
-  intervalMs: number;
-  leaseMs: number;
-  rule: FollowerRule;
-}
 
 export type FollowerRoundReport = Partial<Record<PassOutcome, number>>;
 
