@@ -112,7 +112,7 @@ export async function listAlertRules(db: Db): Promise<AlertRuleRecord[]> {
 
 /**
  * The tags of the batch's accounts and the enabled rules whose index rows name the batch's
- * platform, one of its accounts or tags, or every account. Three indexed reads, whatever the number
+ * platform, one of its accounts or tags, or every account. Two indexed reads, whatever the number
  * of rules and accounts; the full scope is checked by the caller (domain `scopeMatches`).
  */
 export async function rulesForBatch(
@@ -134,29 +134,23 @@ export async function rulesForBatch(
     tags.set(id, list);
   }
   const tagValues = [...new Set(tagRows.map((r) => r.tag))];
-  const hits = await db
-    .selectFrom('alert_rule_scopes')
-    .select('rule_id')
-    .distinct()
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('kind', '=', 'all'), eb('value', '=', '')]),
-        eb.and([eb('kind', '=', 'platform'), eb('value', '=', platform)]),
-        eb.and([eb('kind', '=', 'account'), eb('value', 'in', accountIds.map(String))]),
-        ...(tagValues.length > 0 ? [eb.and([eb('kind', '=', 'tag'), eb('value', 'in', tagValues)])] : []),
-      ]),
-    )
-    .execute();
-  if (hits.length === 0) return { tags, rules: [] };
   const rows = await db
     .selectFrom('alert_rules')
     .selectAll()
-    .where(
-      'id',
-      'in',
-      hits.map((h) => h.rule_id),
-    )
     .where('enabled', '=', 1)
+    .where('id', 'in', (qb) =>
+      qb
+        .selectFrom('alert_rule_scopes')
+        .select('rule_id')
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('kind', '=', 'all'), eb('value', '=', '')]),
+            eb.and([eb('kind', '=', 'platform'), eb('value', '=', platform)]),
+            eb.and([eb('kind', '=', 'account'), eb('value', 'in', accountIds.map(String))]),
+            ...(tagValues.length > 0 ? [eb.and([eb('kind', '=', 'tag'), eb('value', 'in', tagValues)])] : []),
+          ]),
+        ),
+    )
     .orderBy('id')
     .execute();
   const rules = rows.map((row): FoundRule => {
