@@ -2,9 +2,11 @@
 // span just before the window's start. Reads only that span of the (account, bucket) key, and only
 // the columns a rule can watch, so a window costs a few index entries per account however long it is.
 import type { Kysely } from 'kysely';
+import { padded, runByShape } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;
+type Row = { account_id: number; observed_at: number; followers: number; following: number; posts: number };
 
 export interface BaselineSnapshot {
   observedAt: number;
@@ -26,15 +28,18 @@ export async function latestSnapshotsIn(
 ): Promise<Map<number, BaselineSnapshot>> {
   const latest = new Map<number, BaselineSnapshot>();
   if (accountIds.length === 0) return latest;
-  const rows = await db
-    .selectFrom('metric_snapshots')
-    .select(['account_id', 'observed_at', 'followers', 'following', 'posts'])
-    .where('account_id', 'in', accountIds)
-    .where('bucket', '>=', from - bucketMs)
-    .where('bucket', '<=', to)
-    .where('observed_at', '>=', from)
-    .where('observed_at', '<=', to)
-    .execute();
+  const ids = padded(accountIds);
+  const { rows } = await runByShape<Row>(db, `alert-window:${ids.length}`, [from - bucketMs, from, to, ...ids], (a) => {
+    const [firstBucket, start, end, ...list] = a as number[];
+    return db
+      .selectFrom('metric_snapshots')
+      .select(['account_id', 'observed_at', 'followers', 'following', 'posts'])
+      .where('account_id', 'in', list)
+      .where('bucket', '>=', firstBucket ?? 0)
+      .where('bucket', '<=', end ?? 0)
+      .where('observed_at', '>=', start ?? 0)
+      .where('observed_at', '<=', end ?? 0);
+  });
   for (const row of rows) {
     const id = Number(row.account_id);
     const observedAt = Number(row.observed_at);

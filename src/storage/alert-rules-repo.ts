@@ -4,6 +4,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { scopeKeys, type AlertRuleDefinition } from '../domain/alert-rules.ts';
 import type { AlertRulesTable } from './alerts-schema.ts';
 import { parseJson } from './json-column.ts';
+import { padded, runByShape } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;
@@ -122,37 +123,54 @@ export async function rulesForBatch(
 ): Promise<{ tags: Map<number, string[]>; rules: FoundRule[] }> {
   const tags = new Map<number, string[]>();
   if (accountIds.length === 0) return { tags, rules: [] };
-  const tagRows = await db
-    .selectFrom('account_tags')
-    .select(['account_id', 'tag'])
-    .where('account_id', 'in', accountIds)
-    .execute();
+  const ids = padded(accountIds);
+  const { rows: tagRows } = await runByShape<{ account_id: number; tag: string }>(
+    db,
+    `alert-tags:${ids.length}`,
+    ids,
+    (a) =>
+      db
+        .selectFrom('account_tags')
+        .select(['account_id', 'tag'])
+        .where('account_id', 'in', a as number[]),
+  );
   for (const row of tagRows) {
     const id = Number(row.account_id);
     const list = tags.get(id) ?? [];
     list.push(row.tag);
     tags.set(id, list);
   }
-  const tagValues = [...new Set(tagRows.map((r) => r.tag))];
-  const rows = await db
-    .selectFrom('alert_rules')
-    .selectAll()
-    .where('enabled', '=', 1)
-    .where('id', 'in', (qb) =>
-      qb
-        .selectFrom('alert_rule_scopes')
-        .select('rule_id')
-        .where((eb) =>
-          eb.or([
-            eb.and([eb('kind', '=', 'all'), eb('value', '=', '')]),
-            eb.and([eb('kind', '=', 'platform'), eb('value', '=', platform)]),
-            eb.and([eb('kind', '=', 'account'), eb('value', 'in', accountIds.map(String))]),
-            ...(tagValues.length > 0 ? [eb.and([eb('kind', '=', 'tag'), eb('value', 'in', tagValues)])] : []),
-          ]),
-        ),
-    )
-    .orderBy('id')
-    .execute();
+  const tagValues = padded([...new Set(tagRows.map((r) => r.tag))]);
+  const names = ids.map(String);
+  const args = [platform, ...names, ...tagValues];
+  const { rows } = await runByShape<Selectable<AlertRulesTable>>(
+    db,
+    `alert-rules:${names.length}:${tagValues.length}`,
+    args,
+    (a) => {
+      const [p, ...rest] = a as string[];
+      const accounts = rest.slice(0, names.length);
+      const tagged = rest.slice(names.length);
+      return db
+        .selectFrom('alert_rules')
+        .selectAll()
+        .where('enabled', '=', 1)
+        .where('id', 'in', (qb) =>
+          qb
+            .selectFrom('alert_rule_scopes')
+            .select('rule_id')
+            .where((eb) =>
+              eb.or([
+                eb.and([eb('kind', '=', 'all'), eb('value', '=', '')]),
+                eb.and([eb('kind', '=', 'platform'), eb('value', '=', p ?? '')]),
+                eb.and([eb('kind', '=', 'account'), eb('value', 'in', accounts)]),
+                ...(tagged.length > 0 ? [eb.and([eb('kind', '=', 'tag'), eb('value', 'in', tagged)])] : []),
+              ]),
+            ),
+        )
+        .orderBy('id');
+    },
+  );
   const rules = rows.map((row): FoundRule => {
     try {
       return { id: row.id, name: row.name, ok: true, definition: toDefinition(row) };

@@ -57,6 +57,18 @@ export function preparedQuery<A extends readonly unknown[], R>(
     (await runByShape<R>(db, shape, args, (a) => build(db, ...(a as unknown as A)), { keepPrepared: true })).rows;
 }
 
+/**
+ * The list with its last item repeated up to the next power of two: an `in (…)` list of a varying
+ * length then takes one of a few shapes. Empty stays empty.
+ */
+export function padded<T>(list: readonly T[]): T[] {
+  const last = list.at(-1);
+  if (last === undefined) return [];
+  let size = 1;
+  while (size < list.length) size *= 2;
+  return [...list, ...Array.from({ length: size - list.length }, () => last)];
+}
+
 type Slot = { arg: number; constant?: undefined } | { arg?: undefined; constant: unknown };
 interface LearntShape {
   arity: number;

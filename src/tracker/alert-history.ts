@@ -25,8 +25,8 @@ export interface AccountAlertState {
   windows: Map<number, BaselineSnapshot | null>;
   /** A month of observations, for an anomaly on posts or following. */
   month: Partial<Record<AlertMetric, Points>>;
-  /** Decisions already made at this check, by `decisionKey`. */
-  decided: Map<string, Decision>;
+  /** Decisions already made at this check, by question (the batch's number of a `decisionKey`). */
+  decided: (Decision | undefined)[];
 }
 
 export type Decision = { ok: true; finding: AlertFinding | null } | { ok: false; error: unknown };
@@ -37,7 +37,7 @@ export function decisionKey(metric: AlertMetric, condition: AlertCondition): str
 }
 
 export function accountAlertState(id: number, subject: AlertSubject): AccountAlertState {
-  return { id, subject, windows: new Map(), month: {}, decided: new Map() };
+  return { id, subject, windows: new Map(), month: {}, decided: [] };
 }
 
 const DAY_MS = 86_400_000;
@@ -115,12 +115,12 @@ function historyFor(state: AccountAlertState, metric: AlertMetric, condition: Al
 /** The decision of one question for one account, made once per check and shared by its rules. */
 export function decide(
   state: AccountAlertState,
-  key: string,
+  question: number,
   metric: AlertMetric,
   condition: AlertCondition,
   now: number,
 ): Decision {
-  const known = state.decided.get(key);
+  const known = state.decided[question];
   if (known) return known;
   let decision: Decision;
   try {
@@ -129,6 +129,6 @@ export function decide(
   } catch (error) {
     decision = { ok: false, error };
   }
-  state.decided.set(key, decision);
+  state.decided[question] = decision;
   return decision;
 }

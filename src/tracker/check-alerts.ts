@@ -23,7 +23,7 @@ import { queueAlertMail } from './alert-mail.ts';
 import type { TrackerContext } from './context.ts';
 
 type AlertContext = Pick<TrackerContext, 'store' | 'logger' | 'settings'>;
-type Rule = { id: string; name: string; definition: AlertRuleDefinition; key: string };
+type Rule = { id: string; name: string; definition: AlertRuleDefinition; question: number };
 
 interface Read {
   write: CheckWrite;
@@ -93,7 +93,9 @@ async function alertEvents(
     reads.map((r) => r.write.id),
   );
   if (found.rules.length === 0) return [];
+  // Rules asking the same question (metric and condition) share one decision per account.
   const rules: Rule[] = [];
+  const questions = new Map<string, number>();
   for (const rule of found.rules) {
     if (!rule.ok) {
       ctx.logger.warn({ err: rule.error, rule: rule.id }, 'alert rule skipped: it cannot be read');
@@ -102,7 +104,10 @@ async function alertEvents(
     try {
       const { metric, condition } = rule.definition;
       historyNeeded(condition, 0);
-      rules.push({ ...rule, key: decisionKey(metric, condition) });
+      const key = decisionKey(metric, condition);
+      const question = questions.get(key) ?? questions.size;
+      questions.set(key, question);
+      rules.push({ ...rule, question });
     } catch (error) {
       ctx.logger.warn({ err: error, rule: rule.id }, 'alert rule skipped: its scope or condition cannot be read');
     }
@@ -110,24 +115,29 @@ async function alertEvents(
   for (const read of reads) read.tags = found.tags.get(read.write.id) ?? [];
 
   const pairs: { rule: Rule; read: Read }[] = [];
-  const asked = new Map<string, { state: AccountAlertState; metric: AlertMetric; condition: AlertCondition }>();
+  const asked: { state: AccountAlertState; metric: AlertMetric; condition: AlertCondition }[] = [];
+  const seen = new Uint8Array(reads.length * questions.size);
   for (const rule of rules) {
     const { scope, metric, condition } = rule.definition;
     try {
-      const matched = reads.filter((read) => scopeMatches(scope, { id: read.write.id, platform, tags: read.tags }));
-      for (const read of matched) {
+      reads.forEach((read, i) => {
+        if (!scopeMatches(scope, { id: read.write.id, platform, tags: read.tags })) return;
         pairs.push({ rule, read });
-        asked.set(`${read.write.id}:${rule.key}`, { state: read.state, metric, condition });
-      }
+        const at = i * questions.size + rule.question;
+        if (seen[at] === 1) return;
+        seen[at] = 1;
+        asked.push({ state: read.state, metric, condition });
+      });
     } catch (error) {
       ctx.logger.warn({ err: error, rule: rule.id }, 'alert rule skipped: its scope or condition cannot be read');
+      while (pairs.at(-1)?.rule === rule) pairs.pop();
     }
   }
-  await readAlertHistory(trx, [...asked.values()], now, ctx.settings);
+  await readAlertHistory(trx, asked, now, ctx.settings);
 
   const findings: { rule: Rule; read: Read; finding: AlertFinding }[] = [];
   for (const { rule, read } of pairs) {
-    const decision = decide(read.state, rule.key, rule.definition.metric, rule.definition.condition, now);
+    const decision = decide(read.state, rule.question, rule.definition.metric, rule.definition.condition, now);
     if (!decision.ok)
       ctx.logger.warn({ err: decision.error, rule: rule.id, account: read.write.id }, 'alert rule skipped: it failed');
     else if (decision.finding) findings.push({ rule, read, finding: decision.finding });
