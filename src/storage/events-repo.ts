@@ -1,10 +1,12 @@
 // The event log: writes events (in commit order, with their webhook deliveries) and keeps the event
 // rules' per-account marks (events-list.ts pages through them, retention-repo.ts prunes old ones).
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import { newId } from '../domain/ids.ts';
 import { subscriptionMatches, type EventMarks, type EventType, type NewEvent } from '../domain/events.ts';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
 import { parseJson, parseStrings } from './json-column.ts';
+import { pieceSizes, runByShape } from './prepared.ts';
+import type { EventsTable } from './events-schema.ts';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;
@@ -17,7 +19,7 @@ export interface StoredEvent {
   data: Record<string, unknown>;
 }
 
-const EVENT_COLUMNS = 6;
+const EVENT_COLUMNS = 7;
 
 /**
  * Writes events and queues a delivery for every enabled endpoint that subscribes to each. Call it
@@ -36,28 +38,41 @@ export async function recordEvents(
   if (events.length === 0) return [];
   await caps.serialize(trx, 'events');
   const stored: StoredEvent[] = [];
-  const chunk = Math.max(1, Math.floor(Math.min(caps.maxParameters, 6_000) / EVENT_COLUMNS));
-  for (let i = 0; i < events.length; i += chunk) {
-    const rows = events.slice(i, i + chunk).map((event) => ({
-      id: newId('evt'),
-      type: event.type,
-      created_at: now,
-      account_id: event.accountId,
-      platform: event.account?.platform ?? null,
-      username_key: event.account?.username.toLowerCase() ?? null,
-      data: JSON.stringify(event.account ? { account: event.account, ...event.data } : event.data),
-    }));
-    const inserted = await trx.insertInto('events').values(rows).returning(['seq', 'id']).execute();
+  const createdAt = new Date(now).toISOString();
+  let at = 0;
+  // A batch of any size runs as a few multi-row inserts of learnt shapes (no query built per call).
+  for (const size of pieceSizes(events.length, Math.floor(Math.min(caps.maxParameters, 6_000) / EVENT_COLUMNS))) {
+    const ids: string[] = [];
+    const values: unknown[] = [];
+    for (const event of events.slice(at, (at += size))) {
+      const id = newId('evt');
+      const data = event.account ? { account: event.account, ...event.data } : event.data;
+      ids.push(id);
+      values.push(
+        id,
+        event.type,
+        now,
+        event.accountId,
+        event.account?.platform ?? null,
+        event.account?.username.toLowerCase() ?? null,
+        JSON.stringify(data),
+      );
+      stored.push({ seq: 0, id, type: event.type, createdAt, data });
+    }
+    const inserted = await runByShape<{ seq: number; id: string }>(trx, `insert-events:${size}`, values, (args) => {
+      const rows: Record<string, unknown>[] = [];
+      for (let k = 0; k < args.length; k += EVENT_COLUMNS) {
+        const [id, type, created_at, account_id, platform, username_key, data] = args.slice(k, k + EVENT_COLUMNS);
+        rows.push({ id, type, created_at, account_id, platform, username_key, data });
+      }
+      return trx
+        .insertInto('events')
+        .values(rows as unknown as Insertable<EventsTable>[])
+        .returning(['seq', 'id']);
+    });
     // Insert order is not promised for RETURNING: match the rows by id.
-    const seqById = new Map(inserted.map((r) => [r.id, Number(r.seq)]));
-    for (const row of rows)
-      stored.push({
-        seq: seqById.get(row.id) ?? 0,
-        id: row.id,
-        type: row.type,
-        createdAt: new Date(now).toISOString(),
-        data: JSON.parse(row.data) as Record<string, unknown>,
-      });
+    const seqById = new Map(inserted.rows.map((r) => [r.id, Number(r.seq)]));
+    for (const event of stored.slice(-size)) event.seq = seqById.get(event.id) ?? 0;
   }
   await queueDeliveries(trx, caps, events, stored, now, only);
   return stored;

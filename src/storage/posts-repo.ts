@@ -1,19 +1,49 @@
 // Recent posts of tracked accounts with their metrics, capped per account (the newest are kept);
 // the recent ones are read again at each check, so their metrics stay current.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Insertable, type Kysely } from 'kysely';
 import type { Post } from '../domain/post.ts';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
 import { toPost, toPostRow } from './posts-map.ts';
-import type { Database } from './schema.ts';
+import { pieceSizes, preparedQuery, runByShape } from './prepared.ts';
+import type { Database, PostsTable } from './schema.ts';
 
 type Db = Kysely<Database>;
 
 /** Columns a row carries at most (the insert is chunked to the dialect's parameter limit). */
 const COLUMNS = 22;
 
+/** The columns a new post's row writes, in the order of the insert's parameters. */
+const INSERTED = Object.keys(
+  toPostRow({
+    accountId: 0,
+    id: '',
+    createdAt: 0,
+    text: '',
+    url: null,
+    lang: null,
+    sentiment: null,
+    isRepost: false,
+    isReply: false,
+    likes: 0,
+    reposts: 0,
+    replies: 0,
+    quotes: 0,
+    hashtags: [],
+    mentions: [],
+    domains: [],
+    fetchedAt: 0,
+    metricsObservedAt: 0,
+    status: 'live',
+    statusAt: null,
+    metricsHistory: [],
+  }),
+) as (keyof Insertable<PostsTable>)[];
+
 /**
  * Adds posts not stored yet, then trims each touched account to its newest `cap`; returns the
- * posts that were new (a post already stored, by account and id, is left as it is).
+ * posts that were new (a post already stored, by account and id, is left as it is). A batch of
+ * any size runs as a few multi-row inserts of learnt shapes (no query built per call) and one
+ * prepared trim per account, which keeps a stream's batches and a poll's pages on the same path.
  */
 export async function insertPosts(
   db: Db,
@@ -22,29 +52,53 @@ export async function insertPosts(
   cap: number,
 ): Promise<Post[]> {
   if (posts.length === 0) return [];
-  const chunk = Math.max(1, Math.floor(caps.maxParameters / COLUMNS));
   const added = new Set<string>();
-  for (let i = 0; i < posts.length; i += chunk) {
-    const rows = await db
-      .insertInto('posts')
-      .values(posts.slice(i, i + chunk).map(toPostRow))
-      .onConflict((oc) => oc.columns(['account_id', 'post_id']).doNothing())
-      .returning(['account_id', 'post_id'])
-      .execute();
-    for (const row of rows) added.add(`${Number(row.account_id)} ${row.post_id}`);
+  let at = 0;
+  for (const size of pieceSizes(posts.length, Math.floor(caps.maxParameters / COLUMNS))) {
+    const piece = posts.slice(at, (at += size));
+    const values: unknown[] = [];
+    for (const post of piece) {
+      const row = toPostRow(post);
+      for (const column of INSERTED) values.push(row[column]);
+    }
+    const result = await runByShape<{ account_id: number; post_id: string }>(
+      db,
+      `insert-posts:${size}`,
+      values,
+      (args) => {
+        const rows: Record<string, unknown>[] = [];
+        for (let k = 0; k < args.length; k += INSERTED.length)
+          rows.push(Object.fromEntries(INSERTED.map((column, c) => [column, args[k + c]])));
+        return db
+          .insertInto('posts')
+          .values(rows as unknown as Insertable<PostsTable>[])
+          .onConflict((oc) => oc.columns(['account_id', 'post_id']).doNothing())
+          .returning(['account_id', 'post_id']);
+      },
+    );
+    for (const row of result.rows) added.add(`${Number(row.account_id)} ${row.post_id}`);
   }
-  for (const accountId of new Set(posts.map((p) => p.accountId))) {
-    const cutoff = db
-      .selectFrom('posts')
-      .select('created_at')
-      .where('account_id', '=', accountId)
-      .orderBy('created_at', 'desc')
-      .limit(1)
-      .offset(cap - 1);
-    await db.deleteFrom('posts').where('account_id', '=', accountId).where('created_at', '<', cutoff).execute();
-  }
+  for (const accountId of new Set(posts.map((p) => p.accountId))) await trimAccount(db, accountId, cap - 1);
   return posts.filter((post) => added.has(`${post.accountId} ${post.id}`));
 }
+
+/** Deletes an account's posts older than its `offset + 1` newest (ties with the last kept stay). */
+const trimAccount = preparedQuery((db: Db, accountId: number, offset: number) =>
+  db
+    .deleteFrom('posts')
+    .where('account_id', '=', accountId)
+    .where(
+      'created_at',
+      '<',
+      db
+        .selectFrom('posts')
+        .select('created_at')
+        .where('account_id', '=', accountId)
+        .orderBy('created_at', 'desc')
+        .limit(1)
+        .offset(offset),
+    ),
+);
 
 /**
  * Marks stored posts deleted (the platform says they are gone); returns the ones that were not

@@ -133,3 +133,25 @@ function misused(shape: string | symbol, arity: number, reason: string): LearntS
 
 // Per dialect (a transaction shares its database's adapter), so one process may use both.
 const learntShapes = new WeakMap<object, Map<string | symbol, LearntShape>>();
+
+/**
+ * Splits `n` rows into pieces whose sizes are powers of two of at most `max` rows (the largest
+ * first), so a multi-row statement of any batch size runs as a few statements of a few learnt
+ * shapes (runByShape), instead of one new shape per size.
+ */
+export function pieceSizes(n: number, max: number): number[] {
+  let top = 1;
+  while (top * 2 <= max) top *= 2;
+  const sizes: number[] = [];
+  let left = n;
+  while (left >= top) {
+    sizes.push(top);
+    left -= top;
+  }
+  for (let size = top / 2; size >= 1; size /= 2)
+    if (left >= size) {
+      sizes.push(size);
+      left -= size;
+    }
+  return sizes;
+}
