@@ -5,11 +5,16 @@ import type PinoPretty from 'pino-pretty';
 
 const KEY_IN_TEXT = /perch_[0-9A-Za-z]{20,}/g;
 
+/** `text` with anything that looks like a key blanked out (most URLs hold none: checked first). */
+export function redactKeys(text: string): string {
+  return text.includes('perch_') ? text.replace(KEY_IN_TEXT, '[redacted]') : text;
+}
+
 /** Request summary for logs: the URL with anything that looks like a key blanked out. */
 function requestSummary(request: { method?: string; url?: string; ip?: string; id?: unknown }) {
   return {
     method: request.method,
-    url: request.url?.replace(KEY_IN_TEXT, '[redacted]'),
+    url: request.url === undefined ? undefined : redactKeys(request.url),
     ip: request.ip,
     id: request.id,
   };

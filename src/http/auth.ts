@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PerchError } from '../domain/errors.ts';
 import { roleSatisfies, type RouteAccess } from '../domain/roles.ts';
 import type { Principal } from '../services/api-keys.ts';
-import { authenticate, type AuthDeps, type KeyRefusal } from '../services/authenticate.ts';
+import { authenticate, authenticateCached, type AuthDeps, type KeyRefusal } from '../services/authenticate.ts';
 import { clientKey } from '../limits/client-address.ts';
 import { sendProblem } from './errors.ts';
 
@@ -29,36 +29,48 @@ const CHALLENGE = { 'www-authenticate': 'ApiKey realm="perch", header="x-api-key
 
 export function registerAuth(app: FastifyInstance, auth: AuthDeps): void {
   app.decorateRequest('principal', null);
-  app.addHook('onRequest', async (request, reply) => {
+  // With `done` (see app.ts): a key checked within the cache's TTL, as nearly every request carries,
+  // is admitted without a promise; only the others wait for the store.
+  app.addHook('onRequest', (request, reply, done) => {
     // Unknown paths (404/405) have nothing to protect. A matched route that forgot to declare its
     // access fails closed, as admin-only (route-table.ts also refuses to start with one).
-    if (request.is404) return;
+    if (request.is404) return done();
     const access = request.routeOptions.config.access ?? 'admin';
-    if (access === 'public') return;
+    if (access === 'public') return done();
     const presented = request.headers['x-api-key'];
     if (presented === undefined || presented === '') {
-      return sendProblem(
-        reply,
-        new PerchError('missing_api_key', 'Send your API key in the x-api-key header.'),
-        CHALLENGE,
-      );
+      sendProblem(reply, new PerchError('missing_api_key', 'Send your API key in the x-api-key header.'), CHALLENGE);
+      return;
     }
     // Node joins repeated x-api-key headers with ", ", which no key contains: refused as invalid.
-    const checked = await authenticate(auth, String(presented), clientKey(request.ip));
-    if (!checked.ok) {
+    const known = authenticateCached(auth, String(presented));
+    if (known !== null) {
+      if (admit(request, reply, access, known)) done();
+      return;
+    }
+    authenticate(auth, String(presented), () => clientKey(request.ip)).then((checked) => {
+      if (checked.ok) {
+        if (admit(request, reply, access, checked.principal)) done();
+        return;
+      }
       // A failure past the limit tells nothing about the key.
-      if (checked.retryAfter > 0) return tooManyFailures(reply, checked.retryAfter);
-      return sendProblem(reply, REFUSALS[checked.reason](), CHALLENGE);
-    }
-    const { principal } = checked;
-    if (!roleSatisfies(principal.role, access)) {
-      return sendProblem(
-        reply,
-        new PerchError('forbidden', `This route needs the ${access} role; your key has the ${principal.role} role.`),
-      );
-    }
-    request.principal = principal;
+      if (checked.retryAfter > 0) tooManyFailures(reply, checked.retryAfter);
+      else sendProblem(reply, REFUSALS[checked.reason](), CHALLENGE);
+    }, done);
   });
+}
+
+/** Lets the caller through when its role suffices (true); answers 403 otherwise. */
+function admit(request: FastifyRequest, reply: FastifyReply, access: RouteAccess, principal: Principal): boolean {
+  if (!roleSatisfies(principal.role, access)) {
+    sendProblem(
+      reply,
+      new PerchError('forbidden', `This route needs the ${access} role; your key has the ${principal.role} role.`),
+    );
+    return false;
+  }
+  request.principal = principal;
+  return true;
 }
 
 function tooManyFailures(reply: FastifyReply, wait: number): FastifyReply {

@@ -1,6 +1,7 @@
 // Response headers every answer carries: no sniffing, no framing, no caching of API data;
 // a shutdown gate that answers 503 while the process drains; and a refusal of compressed bodies.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { addHookToRoutes, takesBody } from './route-hooks.ts';
 import { PerchError } from '../domain/errors.ts';
 import { sendProblem } from './errors.ts';
 
@@ -54,9 +55,9 @@ function encoded(request: FastifyRequest): boolean {
  * with Accept-Encoding saying what would do (RFC 9110 §15.5.16).
  */
 export function registerIdentityEncodingOnly(app: FastifyInstance): void {
-  app.addHook('onRequest', (request, reply, done) => {
-    // Unknown paths keep their 404/405: there is no body to judge there.
-    if (request.is404 || !hasBody(request) || !encoded(request)) return done();
+  // On the routes that read a body only: unknown paths keep their 404/405, and a GET's body is never read.
+  const identityOnly: onRequestHookHandler = (request, reply, done) => {
+    if (!hasBody(request) || !encoded(request)) return done();
     sendProblem(
       reply,
       new PerchError(
@@ -65,5 +66,6 @@ export function registerIdentityEncodingOnly(app: FastifyInstance): void {
       ),
       { 'accept-encoding': 'identity' },
     );
-  });
+  };
+  addHookToRoutes(app, 'onRequest', takesBody, identityOnly);
 }

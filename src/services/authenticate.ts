@@ -20,11 +20,23 @@ export type KeyRefusal = Extract<KeyCheck, { ok: false }>['reason'];
  */
 export type Authentication = { ok: true; principal: Principal } | { ok: false; reason: KeyRefusal; retryAfter: number };
 
-/** Checks `presented` for `client` (see limits/client-address.ts); only a refusal is counted. */
-export async function authenticate(auth: AuthDeps, presented: string, client: string): Promise<Authentication> {
+/**
+ * The caller, when `presented` is a key this process checked within its cache's TTL; null otherwise
+ * (authenticate() then asks the store, and counts a refusal). Answers without a promise.
+ */
+export function authenticateCached(auth: AuthDeps, presented: string): Principal | null {
+  const checked = auth.authenticator.checkCached(presented);
+  return checked?.ok === true ? checked.principal : null;
+}
+
+/**
+ * Checks `presented` for the client (`client()`: see limits/client-address.ts); only a refusal is
+ * counted, and only a refusal needs the client's address.
+ */
+export async function authenticate(auth: AuthDeps, presented: string, client: () => string): Promise<Authentication> {
   const checked = await auth.authenticator.check(presented);
   if (checked.ok) return checked;
   // Only failures are throttled: a valid key is served whatever others did from its address.
-  const retryAfter = await auth.throttle.recordFailure(client, auth.clock.now());
+  const retryAfter = await auth.throttle.recordFailure(client(), auth.clock.now());
   return { ok: false, reason: checked.reason, retryAfter };
 }

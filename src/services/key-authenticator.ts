@@ -80,40 +80,52 @@ export class KeyAuthenticator {
     this.envAdminHash = options.envAdminKey === null ? null : hashApiKey(options.envAdminKey, options.secret);
   }
 
+  /**
+   * The answer for a key checked within the TTL, without waiting (null: the store must be asked,
+   * through check()). The API's hottest requests carry such a key: no promise is made for them.
+   */
+  checkCached(presented: string): KeyCheck | null {
+    const now = this.options.clock.now();
+    const entry = this.cache.get(presented);
+    if (entry === undefined || now - entry.fetchedAt >= this.options.cacheTtlMs) return null;
+    // Used now: to the back of the eviction order.
+    this.cache.delete(presented);
+    this.cache.set(presented, entry);
+    return this.verdict(entry.key, now);
+  }
+
   async check(presented: string): Promise<KeyCheck> {
     const { clock, cacheTtlMs } = this.options;
     const now = clock.now();
     // A key checked within the TTL is found by its text: the keyed hash (an HMAC per request) is
     // computed only when the store has to be asked. Entries past the TTL are swept out (at most
     // once per TTL), so a key's text is not held in memory long after its last use.
-    let entry = this.cache.get(presented);
-    if (entry !== undefined && now - entry.fetchedAt < cacheTtlMs) {
-      // Used now: to the back of the eviction order.
+    const cached = this.checkCached(presented);
+    if (cached !== null) return cached;
+    this.sweep(now);
+    const refusedAt = this.refused.get(presented);
+    if (refusedAt !== undefined && now - refusedAt < Math.min(cacheTtlMs, REFUSED_TTL_MS))
+      return { ok: false, reason: 'invalid' };
+    // One keyed hash serves both checks: the constant-time comparison with ADMIN_API_KEY (whose
+    // hash is computed once) and the lookup of stored keys.
+    const hash = hashApiKey(presented, this.options.secret);
+    if (this.envAdminHash !== null && hashesEqual(hash, this.envAdminHash)) return ENV_ADMIN;
+    if (!isWellFormedApiKey(presented)) return { ok: false, reason: 'invalid' };
+    const generation = this.generation;
+    const entry: CacheEntry = { key: await this.lookup(hash), fetchedAt: now };
+    if (entry.key.status === 'unknown') {
+      this.refused.delete(presented);
+      if (this.refused.size >= MAX_REFUSED) this.dropOldest(this.refused);
+      this.refused.set(presented, now);
+    } else if (generation === this.generation) {
       this.cache.delete(presented);
+      if (this.cache.size >= (this.options.maxCached ?? MAX_CACHED)) this.dropOldest(this.cache);
       this.cache.set(presented, entry);
-    } else {
-      this.sweep(now);
-      const refusedAt = this.refused.get(presented);
-      if (refusedAt !== undefined && now - refusedAt < Math.min(cacheTtlMs, REFUSED_TTL_MS))
-        return { ok: false, reason: 'invalid' };
-      // One keyed hash serves both checks: the constant-time comparison with ADMIN_API_KEY (whose
-      // hash is computed once) and the lookup of stored keys.
-      const hash = hashApiKey(presented, this.options.secret);
-      if (this.envAdminHash !== null && hashesEqual(hash, this.envAdminHash)) return ENV_ADMIN;
-      if (!isWellFormedApiKey(presented)) return { ok: false, reason: 'invalid' };
-      const generation = this.generation;
-      entry = { key: await this.lookup(hash), fetchedAt: now };
-      if (entry.key.status === 'unknown') {
-        this.refused.delete(presented);
-        if (this.refused.size >= MAX_REFUSED) this.dropOldest(this.refused);
-        this.refused.set(presented, now);
-      } else if (generation === this.generation) {
-        this.cache.delete(presented);
-        if (this.cache.size >= (this.options.maxCached ?? MAX_CACHED)) this.dropOldest(this.cache);
-        this.cache.set(presented, entry);
-      }
     }
-    const { key } = entry;
+    return this.verdict(entry.key, now);
+  }
+
+  private verdict(key: StoredKey, now: number): KeyCheck {
     if (key.status === 'unknown') return { ok: false, reason: 'invalid' };
     if (key.status === 'revoked' || (key.status === 'valid' && this.revoking.has(key.principal.keyId)))
       return { ok: false, reason: 'revoked' };

@@ -44,7 +44,7 @@ export async function signIn(
   presentedKey: string,
   client: string,
 ): Promise<{ ok: true; token: string; session: UiSession } | Extract<Authentication, { ok: false }>> {
-  const checked = await authenticate(deps.auth, presentedKey.trim(), client);
+  const checked = await authenticate(deps.auth, presentedKey.trim(), () => client);
   if (!checked.ok) return checked;
   const now = deps.clock.now();
   const token = newToken();
