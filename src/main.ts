@@ -5,6 +5,7 @@ import { registerImportCommand } from './cli/import.ts';
 import { registerKeyCommands } from './cli/keys.ts';
 import { loadConfig } from './cli/load-config.ts';
 import { registerAlertCommands } from './cli/alerts.ts';
+import { registerDigestCommands } from './cli/digests.ts';
 import { registerWebhookCommands } from './cli/webhooks.ts';
 import { EXIT, reportFailure } from './cli/output.ts';
 import { VERSION } from './compose.ts';
@@ -58,6 +59,7 @@ registerKeyCommands(program);
 registerImportCommand(program);
 registerWebhookCommands(program);
 registerAlertCommands(program);
+registerDigestCommands(program);
 
 // With a default command, commander hands an unknown word to `serve` ("too many arguments for
 // 'serve'"); name the real mistake instead.

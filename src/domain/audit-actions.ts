@@ -17,5 +17,6 @@ export const AUDIT_ACTIONS = [
   'digest.create',
   'digest.update',
   'digest.delete',
+  'digest.send',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
