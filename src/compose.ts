@@ -23,6 +23,7 @@ import type { Tracker } from './tracker/tracker.ts';
 import type { Deliverer } from './webhooks/deliverer.ts';
 import type { Mailer } from './notify/mailer.ts';
 import type { BlueskyStream } from './stream/bluesky-stream.ts';
+import type { FollowStream } from './stream/follow-stream.ts';
 import type { DigestScheduler } from './notify/digest-scheduler.ts';
 import { systemClock, type Clock, type SleepingClock } from './clock.ts';
 import { readSpend } from './services/spend.ts';
@@ -57,6 +58,7 @@ export async function composeApp(
   deliverer: Deliverer | null;
   mailer: Mailer | null;
   stream: BlueskyStream | null;
+  followStream: FollowStream | null;
   digestScheduler: DigestScheduler | null;
 }> {
   const clock = options.clock ?? systemClock;
@@ -91,16 +93,20 @@ export async function composeApp(
     }
     // The stream runs where the tracker does (it wakes it), unless BLUESKY_JETSTREAM_URL is off.
     let stream: BlueskyStream | null = null;
+    let followStream: FollowStream | null = null;
     if (tracker && config.blueskyJetstreamUrls.length > 0) {
-      const { createBlueskyStream } = await import('./stream/create-stream.ts');
+      const { createBlueskyStream, createFollowStream } = await import('./stream/create-stream.ts');
       const running = tracker;
-      stream = createBlueskyStream(config, store, options.logger, {
+      const build = {
         owner: running.owner,
-        role: role === 'worker' ? 'worker' : 'serve',
+        role: role === 'worker' ? ('worker' as const) : ('serve' as const),
         wakeTracker: () => running.notify(),
         metrics: metrics.stream,
         ...(options.streamShardSize ? { shardSize: options.streamShardSize } : {}),
-      });
+      };
+      stream = createBlueskyStream(config, store, options.logger, build);
+      // Live follower changes between passes, where follower lists are kept (DESIGN §11).
+      followStream = createFollowStream(config, store, options.logger, build);
     }
     const keyHashSecret = resolveKeyHashSecret(config.keyHashSecret, config.dataDir);
     // Webhooks are delivered by the processes that run the tracker's role: `perch serve` and `perch worker`.
@@ -189,12 +195,13 @@ export async function composeApp(
         digestScheduler?.stop(),
         mailer?.stop(),
         stream?.stop(),
+        followStream?.stop(),
         metricsApp?.close(),
         retention.stop(),
       ]);
       await store.close();
     });
-    return { app, deps, firstAdminKey, tracker, metricsApp, deliverer, mailer, stream, digestScheduler };
+    return { app, deps, firstAdminKey, tracker, metricsApp, deliverer, mailer, stream, followStream, digestScheduler };
   } catch (error) {
     await store.close();
     throw error;

@@ -15,13 +15,11 @@ import { announceServer, localUrl } from './services/running-server.ts';
  */
 export async function runServer(config: Config, role: Role): Promise<void> {
   const logger = createLogger(config.logLevel);
-  const { app, firstAdminKey, tracker, metricsApp, deliverer, mailer, stream, digestScheduler } = await composeApp(
-    config,
-    {
+  const { app, firstAdminKey, tracker, metricsApp, deliverer, mailer, stream, followStream, digestScheduler } =
+    await composeApp(config, {
       logger,
       role,
-    },
-  );
+    });
   if (firstAdminKey !== null) {
     // Never sent to the logger: on a terminal it is printed; otherwise it goes to an owner-only file.
     deliverFirstAdminKey(firstAdminKey, {
@@ -43,6 +41,7 @@ export async function runServer(config: Config, role: Role): Promise<void> {
   deliverer?.start();
   mailer?.start();
   stream?.start();
+  followStream?.start();
   digestScheduler?.start();
   if (role === 'worker' && tracker) logger.info({ owner: tracker.owner }, 'worker started');
   onSignals(logger, config.shutdownTimeoutMs, async () => {
@@ -54,6 +53,7 @@ export async function runServer(config: Config, role: Role): Promise<void> {
       digestScheduler?.stop(),
       mailer?.stop(),
       stream?.stop(),
+      followStream?.stop(),
       app.close(),
     ]);
   });

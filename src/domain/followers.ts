@@ -27,11 +27,11 @@ export interface FollowerDiff {
   baseline: boolean;
 }
 
-/** The event of a closed pass, or null when nothing is news. */
+/** The event of a closed pass or of live follows, or null when nothing is news. */
 export function followersChangedEvent(
   accountId: number,
   account: EventAccount,
-  diff: FollowerDiff,
+  diff: Omit<FollowerDiff, 'followers'>,
   via: 'poll' | 'stream',
 ): NewEvent | null {
   if (diff.baseline || (diff.gainedCount === 0 && diff.lostCount === 0)) return null;

@@ -17,19 +17,41 @@ export function profileView(user: BlueskyUser): Record<string, unknown> {
 
 export class BlueskyFollowWorld extends BlueskyWorld {
   protected readonly graph = new FollowerGraph();
+  /** `${follower} ${subject}` → the rkey of the follower's app.bsky.graph.follow record. */
+  private readonly followRecords = new Map<string, string>();
 
-  /** `follower` follows `subject` (both dids); counts move as on the AppView. False if it already did. */
+  /**
+   * `follower` follows `subject` (both dids): counts move as on the AppView, and the follower's
+   * follow record is created (on the Jetstream, when linked). False if it already did.
+   */
   follow(follower: string, subject: string): boolean {
     const [from, to] = [this.user(follower), this.user(subject)];
     if (!this.graph.follow(from.did, to.did)) return false;
     from.follows += 1;
     to.followers += 1;
+    const rkey = this.nextTid();
+    this.followRecords.set(`${from.did} ${to.did}`, rkey);
+    this.emit({
+      kind: 'follow',
+      did: from.did,
+      rkey,
+      subject: to.did,
+      createdAt: new Date(this.clock.now()).toISOString(),
+    });
     return true;
   }
 
-  /** Undoes follow(); false if there was no such follow. */
+  /** The rkey of `follower`'s follow record of `subject`, if it follows. */
+  followRecord(follower: string, subject: string): string | undefined {
+    return this.followRecords.get(`${follower} ${subject}`);
+  }
+
+  /** Undoes follow() (the record is deleted); false if there was no such follow. */
   unfollow(follower: string, subject: string): boolean {
     if (!this.graph.unfollow(follower, subject)) return false;
+    const rkey = this.followRecords.get(`${follower} ${subject}`);
+    this.followRecords.delete(`${follower} ${subject}`);
+    if (rkey !== undefined) this.emit({ kind: 'unfollow', did: follower, rkey });
     const from = this.users.get(follower);
     const to = this.users.get(subject);
     if (from) from.follows = Math.max(0, from.follows - 1);

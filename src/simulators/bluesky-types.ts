@@ -100,4 +100,6 @@ export type WorldChange =
   | { kind: 'delete'; did: string; rkey: string }
   | { kind: 'profile'; user: BlueskyUser }
   | { kind: 'handle'; did: string; handle: string }
-  | { kind: 'status'; did: string; status: 'active' | 'takendown' | 'deactivated' | 'deleted' };
+  | { kind: 'status'; did: string; status: 'active' | 'takendown' | 'deactivated' | 'deleted' }
+  | { kind: 'follow'; did: string; rkey: string; subject: string; createdAt: string }
+  | { kind: 'unfollow'; did: string; rkey: string };

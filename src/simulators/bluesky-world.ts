@@ -226,7 +226,7 @@ export class BlueskyWorld {
     this.emit({ kind: 'status', did, status: (this.user(did).status = status) });
   }
 
-  private emit(change: WorldChange): void {
+  protected emit(change: WorldChange): void {
     for (const listener of this.changes) listener(change);
   }
 
@@ -242,7 +242,7 @@ export class BlueskyWorld {
   }
 
   /** TIDs: strictly increasing, from the clock's microseconds (tidOf). */
-  private nextTid(): string {
+  protected nextTid(): string {
     const micros = BigInt(this.clock.now()) * 1000n;
     this.lastTid = micros > this.lastTid ? micros : this.lastTid + 1n;
     return tidOf(this.lastTid);

@@ -36,7 +36,7 @@ export interface JetstreamFilter {
 export const MAX_WANTED_DIDS = 10_000;
 export const MAX_WANTED_COLLECTIONS = 100;
 
-function collectionWanted(wanted: readonly string[], collection: string): boolean {
+export function collectionWanted(wanted: readonly string[], collection: string): boolean {
   if (wanted.length === 0) return true;
   return wanted.some((w) => (w.endsWith('.*') ? collection.startsWith(w.slice(0, -1)) : w === collection));
 }

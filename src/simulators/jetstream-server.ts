@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { realClock, type FakeClock } from './fake-kit.ts';
 import {
+  collectionWanted,
   filterFromOptions,
   passes,
   type JetstreamCommit,
@@ -26,6 +27,8 @@ export interface JetstreamConnectionLog {
   cursor: number | null;
   replayFrom: number | null;
   requireHello: boolean;
+  /** The collections the URL asked for. */
+  collections: string[];
   /** options_update messages received, and the DIDs the last one asked for. */
   optionsUpdates: number;
   wantedDids: number;
@@ -95,9 +98,14 @@ export class FakeJetstream {
     return [...this.subscribers].filter((s) => s.ready).length;
   }
 
-  /** Whether an open, ready subscription would be sent this DID's events. */
-  wants(did: string): boolean {
-    return [...this.subscribers].some((s) => s.ready && (s.filter.dids.size === 0 || s.filter.dids.has(did)));
+  /** Whether an open, ready subscription would be sent this DID's commits of `collection` (posts by default). */
+  wants(did: string, collection = 'app.bsky.feed.post'): boolean {
+    return [...this.subscribers].some(
+      (s) =>
+        s.ready &&
+        (s.filter.dids.size === 0 || s.filter.dids.has(did)) &&
+        collectionWanted(s.filter.collections, collection),
+    );
   }
 
   /** Cuts every open connection at once (the socket is destroyed, no close frame). */
@@ -164,6 +172,7 @@ export class FakeJetstream {
       cursor,
       replayFrom: null,
       requireHello: query.get('requireHello') === 'true',
+      collections: query.getAll('wantedCollections'),
       optionsUpdates: 0,
       wantedDids: query.getAll('wantedDids').length,
     };

@@ -1,5 +1,6 @@
 // Links a BlueskyWorld to a local Jetstream: every post, repost, delete, profile edit, handle
-// change and status change of the world is published as the frame Bluesky's firehose would carry.
+// change, status change, follow and unfollow of the world is published as the frame Bluesky's
+// firehose would carry.
 import type { BlueskyPost, WorldChange } from './bluesky-types.ts';
 import type { BlueskyWorld } from './bluesky-world.ts';
 import type { FakeJetstream } from './jetstream-server.ts';
@@ -52,6 +53,17 @@ export function publishChange(jetstream: FakeJetstream, change: WorldChange): vo
     case 'status':
       if (change.status === 'active') jetstream.account(change.did, true);
       else jetstream.account(change.did, false, change.status);
+      return;
+    case 'follow':
+      jetstream.commit(change.did, {
+        operation: 'create',
+        collection: 'app.bsky.graph.follow',
+        rkey: change.rkey,
+        record: { $type: 'app.bsky.graph.follow', subject: change.subject, createdAt: change.createdAt },
+      });
+      return;
+    case 'unfollow':
+      jetstream.commit(change.did, { operation: 'delete', collection: 'app.bsky.graph.follow', rkey: change.rkey });
       return;
   }
 }

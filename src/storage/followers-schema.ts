@@ -1,4 +1,4 @@
-// The follower tables (migration 013) as Kysely sees them; part of `Database`.
+// The follower tables (migrations 013 and 017) as Kysely sees them; part of `Database`.
 import type { Generated } from 'kysely';
 
 /** One follower identity of an account, current or gone. */
@@ -40,7 +40,25 @@ export interface FollowerPassesTable {
   lease_until: number | null;
 }
 
+/** A follow record seen created on Jetstream for a tracked subject (migration 017). */
+export interface FollowRecordsTable {
+  follower_did: string;
+  rkey: string;
+  /** The followed (tracked) account. */
+  account_id: number;
+  created_us: number;
+  /** The delete frame's time_us: a tombstone until pruned. */
+  deleted_us: number | null;
+  /** When its creation made the follower gained, until announced. */
+  gained_at: number | null;
+  /** When its deletion made the follower lost, until announced. */
+  lost_at: number | null;
+  /** 1 while it holds a change not yet announced. */
+  pending: Generated<number>;
+}
+
 export interface FollowerTables {
   followers: FollowersTable;
   follower_passes: FollowerPassesTable;
+  follow_records: FollowRecordsTable;
 }

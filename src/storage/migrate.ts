@@ -18,6 +18,7 @@ import { followersSchema } from './migrations/013-followers.ts';
 import { mailDigestsSchema } from './migrations/014-mail-digests.ts';
 import { moversAndTotalsSchema } from './migrations/015-movers-and-totals.ts';
 import { alertRulesSchema } from './migrations/016-alert-rules.ts';
+import { followRecordsSchema } from './migrations/017-follow-records.ts';
 
 function migrations(caps: DialectCapabilities): Record<string, Migration> {
   return {
@@ -37,6 +38,7 @@ function migrations(caps: DialectCapabilities): Record<string, Migration> {
     '014-mail-digests': mailDigestsSchema(caps),
     '015-movers-and-totals': moversAndTotalsSchema(),
     '016-alert-rules': alertRulesSchema(),
+    '017-follow-records': followRecordsSchema(),
   };
 }
 

@@ -9,6 +9,7 @@ import type { Store } from '../storage/store.ts';
 import { recentTrackers } from '../storage/tracker-processes-repo.ts';
 import { POSTS_PER_ACCOUNT } from '../tracker/create-tracker.ts';
 import { BlueskyStream } from './bluesky-stream.ts';
+import { FollowStream } from './follow-stream.ts';
 import type { StreamMetrics } from './metrics.ts';
 
 export interface StreamBuild {
@@ -47,5 +48,21 @@ export function createBlueskyStream(config: Config, store: Store, logger: Logger
     refreshMs: Math.min(2_000, Math.max(100, Math.floor(config.jetstreamLeaseMs / 10))),
     ...(build.metrics ? { metrics: build.metrics } : {}),
     ...(build.shardSize ? { shardSize: build.shardSize } : {}),
+  });
+}
+
+/** The follows stream (live follower changes, DESIGN §11), held by one process at a time under its lease. */
+export function createFollowStream(config: Config, store: Store, logger: Logger, build: StreamBuild): FollowStream {
+  return new FollowStream({
+    store,
+    urls: config.blueskyJetstreamUrls,
+    rewindMs: config.jetstreamRewindMs,
+    owner: build.owner,
+    clock: build.clock ?? systemClock,
+    logger: logger.child({ component: 'follows-stream' }),
+    rule: { maxFollowers: config.followerListMax, tags: config.followerListTags },
+    leaseMs: config.jetstreamLeaseMs,
+    refreshMs: Math.min(2_000, Math.max(100, Math.floor(config.jetstreamLeaseMs / 10))),
+    ...(build.metrics ? { metrics: build.metrics } : {}),
   });
 }

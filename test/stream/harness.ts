@@ -13,6 +13,7 @@ import { startFakeBluesky, type FakeBluesky } from '../../src/simulators/bluesky
 import { startFakeJetstream, type FakeJetstream } from '../../src/simulators/jetstream-server.ts';
 import { streamWorld } from '../../src/simulators/jetstream-world.ts';
 import type { BlueskyStream } from '../../src/stream/bluesky-stream.ts';
+import type { FollowStream } from '../../src/stream/follow-stream.ts';
 import type { Tracker } from '../../src/tracker/tracker.ts';
 import type { Store } from '../../src/storage/store.ts';
 import { freshStoreUrl, storeEnv } from '../helpers/store-url.ts';
@@ -27,6 +28,8 @@ export interface StreamHarness {
   bsky: FakeBluesky;
   jetstream: FakeJetstream;
   stream: BlueskyStream;
+  /** The follows stream (live follower changes), started beside the posts stream. */
+  followStream: FollowStream;
   tracker: Tracker;
   logs: string[];
   /** Stops publishing the world's changes (and `relink` starts again). */
@@ -79,8 +82,8 @@ export async function streamHarness(
     logger: createLogger(config.logLevel, { destination, pretty: false }),
     ...(options.shardSize ? { streamShardSize: options.shardSize } : {}),
   });
-  const { app, deps, tracker, stream } = composed;
-  if (!tracker || !stream) throw new Error('the tracker and the stream should be built');
+  const { app, deps, tracker, stream, followStream } = composed;
+  if (!tracker || !stream || !followStream) throw new Error('the tracker and the streams should be built');
   t.after(async () => {
     await app.close();
     await Promise.all([bsky.close(), jetstream.close()]);
@@ -89,6 +92,7 @@ export async function streamHarness(
   await app.ready();
   tracker.start();
   stream.start();
+  followStream.start();
   const store = deps.store;
   return {
     app,
@@ -98,6 +102,7 @@ export async function streamHarness(
     bsky,
     jetstream,
     stream,
+    followStream,
     tracker,
     logs,
     unlink: () => unlink(),
