@@ -1,9 +1,7 @@
 // buildApp(deps): the HTTP application, every plugin and route listed in order. It never listens.
 import { randomBytes } from 'node:crypto';
-import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { PerchError } from './domain/errors.ts';
 import { AccessLog } from './http/access-log.ts';
 import { registerAuth } from './http/auth.ts';
 import type { AppDeps } from './app-deps.ts';
@@ -12,8 +10,9 @@ import { buildErrorHandler, callerRequestId } from './http/errors.ts';
 import { registerExpectContinue } from './http/expect-continue.ts';
 import { MAX_PARAM_LENGTH, registerRouteTable } from './http/route-table.ts';
 import { registerValidation } from './http/validation.ts';
-import { clientKey, untrustedForwardingWarning } from './limits/client-address.ts';
-import { sharedRateLimitStore } from './limits/request-counter.ts';
+import { untrustedForwardingWarning } from './limits/client-address.ts';
+import { sharedRequestCounter } from './limits/request-counter.ts';
+import { registerRequestLimit } from './http/request-limit.ts';
 import { AccountSchema, ProblemSchema } from './http/schemas.ts';
 import {
   registerIdentityEncodingOnly,
@@ -88,21 +87,12 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
   // Fastify reads text/plain bodies by default; every route but the insert (which takes CSV as
   // text) speaks JSON only, so text/plain is a 415 like any other type.
   app.removeContentTypeParser('text/plain');
-  await app.register(rateLimit, {
-    global: true,
+  // Counted in the store, shared by every process; a count that fails lets the request through
+  // (limits/request-counter.ts says why).
+  registerRequestLimit(app, {
     max: config.rateLimitPerMinute,
-    timeWindow: 60_000,
-    // Counted in the store, shared by every process; a count that fails lets the request through
-    // (limits/request-counter.ts says why).
-    store: sharedRateLimitStore({ db: deps.store.db, clock: deps.clock, log: logger }),
-    skipOnError: true,
-    hook: 'onRequest',
-    keyGenerator: (request) => request.principal?.keyId ?? clientKey(request.ip),
-    errorResponseBuilder: (_request, context) =>
-      new PerchError(
-        'rate_limited',
-        `Rate limit of ${context.max} requests per minute reached; retry in ${Math.ceil(context.ttl / 1000)} s.`,
-      ),
+    windowMs: 60_000,
+    counter: sharedRequestCounter({ db: deps.store.db, clock: deps.clock, log: logger }),
   });
 
   app.addSchema(ProblemSchema);

@@ -89,6 +89,18 @@ export class RequestBlocks {
     );
   }
 
+  /**
+   * The request's place without waiting, when this process holds counts of the bucket's current
+   * window (HOLDING) or has seen it OVER; null when the store must be asked (take()).
+   */
+  tryTake(bucket: string, windowMs: number, max: number): Place | null {
+    const now = this.deps.now();
+    const lease = this.leases.get(bucket);
+    if (lease === undefined || lease.windowStart < windowStartOf(now, windowMs)) return null;
+    if (lease.next > lease.last && lease.last < max) return null;
+    return { current: lease.next++, ttl: lease.windowStart + windowMs - now };
+  }
+
   /** Places one request of `bucket` in its window of `windowMs` with limit `max`. Rejects when the store fails. */
   async take(bucket: string, windowMs: number, max: number): Promise<Place> {
     this.longestWindowMs = Math.max(this.longestWindowMs, windowMs);

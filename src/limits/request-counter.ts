@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../storage/schema.ts';
 import type { WarnLog } from './pacing.ts';
-import { RequestBlocks } from './request-blocks.ts';
+import { RequestBlocks, type Place } from './request-blocks.ts';
 
 export { STALL_MS } from './request-blocks.ts';
 
@@ -55,4 +55,21 @@ export function sharedRateLimitStore({ db, clock, log }: RateLimitStoreDeps): Fa
     }
   }
   return SharedRateLimitStore;
+}
+
+/** The per-key counter as the API's own hook uses it (http/request-limit.ts). */
+export interface RequestCounter {
+  /** The request's place in its window: at once while this process holds counts, else once a block lands. */
+  place(bucket: string, windowMs: number, max: number): Place | Promise<Place>;
+  /** One warning per spell that the store could not count (the request is let through). */
+  warnUnavailable(error?: unknown): void;
+}
+
+/** The counter of requests per key (or client), shared by every process through the store in blocks. */
+export function sharedRequestCounter({ db, clock, log }: RateLimitStoreDeps): RequestCounter {
+  const blocks = new RequestBlocks({ db, now: () => clock.now(), log });
+  return {
+    place: (bucket, windowMs, max) => blocks.tryTake(bucket, windowMs, max) ?? blocks.take(bucket, windowMs, max),
+    warnUnavailable: blocks.warnUnavailable,
+  };
 }
