@@ -8,6 +8,7 @@ export const RETENTION_DEFAULTS: Record<RetainedTable, string> = {
   idempotency: '24h',
   events: '30d',
   followers: '90d',
+  mail: '30d',
 };
 /** Settings not named `<NAME>_RETENTION`: events keep the name they had before they joined the list. */
 const RETENTION_SETTINGS: Partial<Record<RetainedTable, string>> = {

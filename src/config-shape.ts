@@ -86,5 +86,5 @@ export interface Config extends MailSettings, FollowerSettings, StreamConfig {
 }
 
 /** Tables pruned by age (services/retention.ts); the setting is `<NAME>_RETENTION` (events: `EVENT_RETENTION`, followers: `FOLLOWER_RETENTION`). */
-export const RETAINED_TABLES = ['history', 'audit', 'imports', 'idempotency', 'events', 'followers'] as const;
+export const RETAINED_TABLES = ['history', 'audit', 'imports', 'idempotency', 'events', 'followers', 'mail'] as const;
 export type RetainedTable = (typeof RETAINED_TABLES)[number];

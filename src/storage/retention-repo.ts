@@ -18,6 +18,8 @@ export const RETAINED: Record<RetainedTable, readonly Prune[]> = {
   events: [pruneEvents, pruneAttempts],
   // Identities of followers who left (followers_gone); current followers have no gone_at.
   followers: [byAge('followers', 'gone_at')],
+  // Sent and failed messages with their attempts; a message still being tried stays however old.
+  mail: [pruneMail],
 };
 
 /**
@@ -87,4 +89,26 @@ async function pruneAttempts(db: Db, before: number, batch: number): Promise<num
     .where('at', '<', before)
     .executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/**
+ * Messages sent or failed before `before`, with their attempts, oldest first through the created
+ * index (a message finishes after it was created; those still being tried are few). A digest's
+ * send record keeps its claim on the period; its mail id then names a pruned message.
+ */
+async function pruneMail(db: Db, before: number, batch: number): Promise<number> {
+  const rows = await db
+    .selectFrom('mail_outbox')
+    .select('id')
+    .where('created_at', '<', before)
+    .where('status', '<>', 'pending')
+    .where('finished_at', '<', before)
+    .orderBy('created_at')
+    .limit(batch)
+    .execute();
+  if (rows.length === 0) return 0;
+  const ids = rows.map((r) => Number(r.id));
+  await db.deleteFrom('mail_attempts').where('mail_id', 'in', ids).execute();
+  await db.deleteFrom('mail_outbox').where('id', 'in', ids).where('status', '<>', 'pending').execute();
+  return rows.length;
 }
