@@ -13,6 +13,7 @@
 //               jitter (250 ms → 30 s) before the next session, on the next URL after a failure.
 //   STOPPED     stop() was called: the socket is closed and the batch being applied finishes.
 import type { Logger } from 'pino';
+import { setImmediate as yieldToIo } from 'node:timers/promises';
 import WebSocket from 'ws';
 import type { SleepingClock } from '../clock.ts';
 import { reconnectDelayMs } from '../domain/stream-shards.ts';
@@ -163,9 +164,16 @@ export class JetstreamConnection {
     let paused = false;
     let gotFrames = false;
     const drain = async () => {
+      const batchMax = this.options.batchMax ?? 500;
       while (queue.length > 0 && !abandoned && !this.stopping) {
+        // The socket's data already waiting comes in first (one read per turn of the event loop,
+        // ~200 frames), so a burst is applied in full batches, not one read's worth at a time.
+        for (let seen = queue.length; seen < batchMax; seen = queue.length) {
+          await yieldToIo();
+          if (queue.length === seen) break;
+        }
         const frames: StreamFrame[] = [];
-        for (const raw of queue.splice(0, this.options.batchMax ?? 500)) {
+        for (const raw of queue.splice(0, batchMax)) {
           const frame = parseFrame(raw);
           if ('error' in frame) {
             logger.warn({ stream: name, reason: frame.error, frame: raw.slice(0, 200) }, 'malformed frame skipped');
