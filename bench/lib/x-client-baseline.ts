@@ -52,3 +52,18 @@ export async function clientTimelineRate(
     cpuMsPerUser: (used.user + used.system) / 1000 / ids.length,
   };
 }
+
+/** The users' ids, as the client alone resolves the names (100 per request), in the names' order. */
+export async function clientIdsOf(url: string, bearerToken: string, names: readonly string[]): Promise<string[]> {
+  const client = createXClient({ baseUrl: url, bearerToken });
+  const ids: string[] = [];
+  for (let i = 0; i < names.length; i += 100) {
+    const batch = names.slice(i, i + 100);
+    const { value } = await client.lookupByUsernames(batch);
+    for (const name of batch) {
+      const outcome = value.get(name.toLowerCase());
+      if (outcome?.kind === 'found') ids.push(outcome.user.platformUserId);
+    }
+  }
+  return ids;
+}

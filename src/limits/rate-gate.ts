@@ -7,28 +7,28 @@
 //   PROBING   the probe is out; others wait for it to settle (a probe unsettled after
 //             PROBE_LEASE_MS belongs to a tracker that died, and another may go).
 //   OPEN      headers known and requests left: each request takes a token (a conditional update,
-//             so processes together never take more than the platform left).
+//             so processes together never take more than the platform left); with plenty left, a
+//             process takes a block of them at once and holds the rest briefly (token-pool.ts).
 //   SPENT     no requests left: waiting for the reset.
 //   BLOCKED   a 429 said to wait: nothing goes until its retry time (bounded by MAX_WAIT_MS).
-// A request's answer settles its ticket: its headers lower the window (never raise it within one),
-// a 429 blocks it; a request never sent gives its token back (cancel). Waiters in this process wake
-// when a request of this process settles; another process's probe is looked at every PROBE_POLL_MS.
+// A request's answer settles its ticket: its headers lower the window (never raise it within one,
+// so an answer leaving no less than the store held at our last look writes nothing), a 429 blocks
+// it; a request never sent gives its token back (cancel). Waiters in this process wake when a
+// request of this process settles; another process's probe is looked at every PROBE_POLL_MS.
 // Store errors fail towards sending less: a settle the store did not take leaves the token spent.
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.ts';
-import { recordWindow, returnToken, takeRequest, type WindowRow } from '../storage/rate-windows-repo.ts';
+import { recordWindow, returnToken, takeBlock, takeRequest, type WindowRow } from '../storage/rate-windows-repo.ts';
 import type { SleepingClock } from '../clock.ts';
+import { changeSignal, untilSettled } from './settle-signal.ts';
+import { blockSize, TokenPool } from './token-pool.ts';
+import { boundedAnswer, MAX_WAIT_MS, sameWindow, type WindowHeaders } from './window-answer.ts';
+export { MAX_WAIT_MS } from './window-answer.ts';
 
 /** Waiting a little past the platform's reset absorbs clock skew between us and the platform. */
 export const RESET_MARGIN_MS = 500;
-/** The longest wait a platform's headers can impose on us; a later reset is not believed. */
-export const MAX_WAIT_MS = 60 * 60_000;
-/** The shortest pause after a 429, whatever its headers say. */
-export const MIN_RETRY_MS = 1_000;
 /** A probe unsettled after this long (a request times out in 10 s) belongs to a tracker that died: another may go. */
 export const PROBE_LEASE_MS = 15_000;
-/** Counts in headers beyond this are not believed (and would not fit the store's bigint). */
-const MAX_COUNT = 1_000_000_000;
 /** How often a waiter looks again while another process's probe is out. */
 const PROBE_POLL_MS = 200;
 
@@ -38,13 +38,6 @@ export interface GateSnapshot {
   resetAt: string | null;
   blockedUntil: string | null;
   inFlight: number;
-}
-
-/** What a platform's answer said about its window (its rate-limit headers). */
-export interface WindowHeaders {
-  limit: number;
-  remaining: number;
-  resetAt: number;
 }
 
 /**
@@ -61,8 +54,12 @@ export class RateGate {
   private settled = 0;
   private probesInFlight = 0;
   private lastSeen: WindowRow | null = null;
+  /** What the window had left in the store when this process last took from it or wrote it. */
+  private storeRemaining: number | null = null;
+  /** Tokens taken ahead in a block, not yet sent. */
+  private readonly pool = new TokenPool();
   private takes: Promise<void> = Promise.resolve();
-  private changed: { promise: Promise<void>; resolve: () => void } = RateGate.signal();
+  private changed: { promise: Promise<void>; resolve: () => void } = changeSignal();
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -71,12 +68,6 @@ export class RateGate {
     private readonly clock: SleepingClock,
     private readonly onStoreError: (error: unknown) => void = () => {},
   ) {}
-
-  private static signal() {
-    let resolve = () => {};
-    const promise = new Promise<void>((r) => (resolve = r));
-    return { promise, resolve };
-  }
 
   /**
    * Takes a request if one may go now, else null. Takes of one process go one at a time, so that
@@ -92,14 +83,52 @@ export class RateGate {
   }
 
   private async take(): Promise<Ticket | null> {
-    const take = await takeRequest(this.db, this.key, this.clock.now(), RESET_MARGIN_MS, PROBE_LEASE_MS);
+    const now = this.clock.now();
+    if ((this.lastSeen?.blockedUntil ?? 0) <= now && this.pool.draw(now)) return this.token(this.pool.resetAt);
+    // Held too long, or of a window past: back to the store before taking anew.
+    if (this.pool.count > 0) await this.giveBack();
+    const size = blockSize(this.storeRemaining);
+    const block = size > 1 ? await takeBlock(this.db, this.key, now, size) : null;
+    if (block) {
+      this.storeRemaining = block.remaining;
+      this.pool.fill(block.resetAt, size - 1, now);
+      return this.token(block.resetAt);
+    }
+    const take = await takeRequest(this.db, this.key, now, RESET_MARGIN_MS, PROBE_LEASE_MS);
     if (take.kind === 'none') {
       this.lastSeen = take.row;
+      this.storeRemaining = take.row.remaining;
       return null;
     }
+    if (take.kind === 'token') {
+      this.storeRemaining = take.remaining;
+      return this.token(take.resetAt);
+    }
     this.inFlight += 1;
-    if (take.kind === 'probe') this.probesInFlight += 1;
+    this.probesInFlight += 1;
     return take;
+  }
+
+  private token(resetAt: number): Ticket {
+    this.inFlight += 1;
+    return { kind: 'token', resetAt };
+  }
+
+  /** Gives the held tokens back to the store; never throws (tokens it does not take back stay spent). */
+  private async giveBack(): Promise<void> {
+    const held = this.pool.empty();
+    if (held.count <= 0) return;
+    try {
+      await returnToken(this.db, this.key, held.resetAt, held.count);
+      this.storeRemaining = null;
+    } catch (error) {
+      this.onStoreError(error);
+    }
+  }
+
+  /** Resolves once this gate's takes and give-backs so far are done (before the store closes). */
+  drain(): Promise<void> {
+    return this.takes;
   }
 
   /**
@@ -150,29 +179,25 @@ export class RateGate {
   async settle(ticket: Ticket, info: WindowHeaders | null, retryAt: number | null = null): Promise<void> {
     if (ticket.done) return;
     ticket.done = true;
-    const now = this.clock.now();
-    // A reset in milliseconds instead of seconds, or a broken proxy, must not park the gate for
-    // weeks (or overflow a timer): no wait is believed beyond MAX_WAIT_MS. A reset already past
-    // on our clock (skew) still holds the gate a moment, so a 429 cannot loop at full speed.
-    const bounded = (at: number) => Math.min(Math.max(at, now + MIN_RETRY_MS), now + MAX_WAIT_MS);
-    const count = (n: number) => Math.min(Math.max(0, Math.floor(n)), MAX_COUNT);
-    const report = info
-      ? {
-          limit: count(info.limit),
-          remaining: count(info.remaining),
-          resetAt: Math.min(info.resetAt, now + MAX_WAIT_MS),
-        }
-      : null;
+    const { report, blockedUntil } = boundedAnswer(info, retryAt, this.clock.now());
+    if (blockedUntil !== null) this.pool.empty(); // a 429: nothing held back may go
+    if (report && !sameWindow(report.resetAt, this.pool.resetAt)) this.pool.empty();
+    // The platform does not know of the tokens held here yet: what it says is left is theirs too.
+    if (report) report.remaining = Math.max(0, report.remaining - this.pool.count);
+    // Within one window the count only goes down: an answer leaving at least what the store held changes nothing.
+    const unchanged =
+      ticket.kind === 'token' &&
+      blockedUntil === null &&
+      report !== null &&
+      sameWindow(report.resetAt, ticket.resetAt) &&
+      this.storeRemaining !== null &&
+      report.remaining >= this.storeRemaining;
+    if (unchanged) return this.release(ticket);
     try {
       this.lastSeen =
-        (await recordWindow(
-          this.db,
-          this.key,
-          now,
-          report,
-          retryAt === null ? null : bounded(retryAt),
-          ticket.kind === 'probe',
-        )) ?? this.lastSeen;
+        (await recordWindow(this.db, this.key, this.clock.now(), report, blockedUntil, ticket.kind === 'probe')) ??
+        this.lastSeen;
+      this.storeRemaining = this.lastSeen?.remaining ?? null;
     } catch (error) {
       this.onStoreError(error);
     } finally {
@@ -185,6 +210,7 @@ export class RateGate {
     if (ticket.done) return;
     ticket.done = true;
     try {
+      if (ticket.kind === 'token' && this.pool.putBack(ticket.resetAt, this.clock.now())) return;
       if (ticket.kind === 'token') await returnToken(this.db, this.key, ticket.resetAt);
       else this.lastSeen = (await recordWindow(this.db, this.key, this.clock.now(), null, null, true)) ?? this.lastSeen;
     } catch (error) {
@@ -198,8 +224,11 @@ export class RateGate {
     this.inFlight = Math.max(0, this.inFlight - 1);
     if (ticket.kind === 'probe') this.probesInFlight = Math.max(0, this.probesInFlight - 1);
     this.settled += 1;
+    // Nothing of ours out: what is held goes back for other processes (after the takes queued before it).
+    if (this.inFlight === 0 && this.pool.count > 0)
+      this.takes = this.takes.then(() => (this.inFlight === 0 ? this.giveBack() : undefined));
     const changed = this.changed;
-    this.changed = RateGate.signal();
+    this.changed = changeSignal();
     changed.resolve();
   }
 
@@ -215,17 +244,4 @@ export class RateGate {
       inFlight: this.inFlight,
     };
   }
-}
-
-/** Resolves when `changed` does or `signal` aborts, leaving no listener behind. */
-function untilSettled(changed: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    signal?.addEventListener('abort', done, { once: true });
-    void changed.then(done);
-  });
 }

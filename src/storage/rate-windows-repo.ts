@@ -21,8 +21,12 @@ export interface WindowReport {
   resetAt: number;
 }
 
-/** What taking a request from a window gave: a token of the known window, the one probe of an unknown one, or nothing. */
-export type Take = { kind: 'token'; resetAt: number } | { kind: 'probe' } | { kind: 'none'; row: WindowRow };
+/**
+ * What taking a request from a window gave: a token of the known window (with what the window has
+ * left after it), the one probe of an unknown one, or nothing.
+ */
+export type Take =
+  { kind: 'token'; resetAt: number; remaining: number } | { kind: 'probe' } | { kind: 'none'; row: WindowRow };
 
 /** Resets this close together are one window (a platform may round its reset differently per response). */
 const SAME_WINDOW_MS = 2_000;
@@ -79,7 +83,9 @@ export async function takeRequest(db: Db, key: string, now: number, margin: numb
     if (taken) {
       const resetAt = Number(taken.reset_at);
       // A token leaves the window known (remaining counted, reset ahead); a probe leaves it unknown.
-      return taken.remaining !== null && resetAt + margin > now ? { kind: 'token', resetAt } : { kind: 'probe' };
+      return taken.remaining !== null && resetAt + margin > now
+        ? { kind: 'token', resetAt, remaining: Number(taken.remaining) }
+        : { kind: 'probe' };
     }
     const row = await readWindow(db, key);
     if (row) return { kind: 'none', row };
@@ -139,11 +145,41 @@ export async function recordWindow(
   return row ? toRow(row) : null;
 }
 
-/** Gives back a token that was never used, if its window is still the current one. */
-export async function returnToken(db: Db, key: string, resetAt: number): Promise<void> {
+/**
+ * Takes `count` requests at once from a known window that has at least that many left before its
+ * reset (not blocked), in one conditional update; null when it has not (the caller then takes one).
+ */
+export async function takeBlock(
+  db: Db,
+  key: string,
+  now: number,
+  count: number,
+): Promise<{ resetAt: number; remaining: number } | null> {
+  const result = await runByShape<{ remaining: number; reset_at: number }>(
+    db,
+    'take-block',
+    [count, now, key, now, count, now],
+    (a) => {
+      const [taken, at, windowKey, blockedAt, least, resetAfter] = a;
+      return db
+        .updateTable('rate_windows')
+        .set({ remaining: sql`remaining - ${taken}`, updated_at: at as number })
+        .where('window_key', '=', windowKey as string)
+        .where('blocked_until', '<=', blockedAt as number)
+        .where('remaining', '>=', least as number)
+        .where('reset_at', '>', resetAfter as number)
+        .returning(['remaining', 'reset_at']);
+    },
+  );
+  const row = result.rows[0];
+  return row ? { resetAt: Number(row.reset_at), remaining: Number(row.remaining) } : null;
+}
+
+/** Gives back `count` tokens that were never used, if their window is still the current one. */
+export async function returnToken(db: Db, key: string, resetAt: number, count = 1): Promise<void> {
   await db
     .updateTable('rate_windows')
-    .set({ remaining: sql`remaining + 1` })
+    .set({ remaining: sql`remaining + ${count}` })
     .where('window_key', '=', key)
     .where('reset_at', '=', resetAt)
     .where('remaining', 'is not', null)

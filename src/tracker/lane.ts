@@ -71,6 +71,11 @@ export function createLane(
   };
 }
 
+/** Waits for the lane's gates to give back what they hold (before a round reports done, or the store closes). */
+export async function drainGates(lane: Lane): Promise<void> {
+  await Promise.all(Object.values(lane.gates).map((gate) => gate.drain()));
+}
+
 export function pauseLane(lane: Lane, until: number, reason: string, logger: Logger): void {
   if (lane.pausedUntil < until)
     logger.warn({ platform: lane.client.platform, until: new Date(until).toISOString(), reason }, 'platform paused');

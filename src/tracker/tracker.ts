@@ -14,7 +14,7 @@ import { nextDueAt, releaseTrackerLeases } from '../storage/leases-repo.ts';
 import type { Store } from '../storage/store.ts';
 import { NO_METRICS, type TrackerContext, type TrackerMetrics, type TrackerSettings } from './context.ts';
 import { Heartbeat } from './heartbeat.ts';
-import { createLane, laneStatus, type Lane } from './lane.ts';
+import { createLane, drainGates, laneStatus, type Lane } from './lane.ts';
 import { runRound, type RoundDeps, type RoundReport } from './lane-round.ts';
 import { PollingLoop } from '../loop.ts';
 import { followerWaitMs, runFollowerRound, type FollowerJobDeps, type FollowerRoundReport } from './follower-passes.ts';
@@ -139,7 +139,7 @@ export class Tracker implements TrackerView {
       // Follower passes share the lanes' gates and budgets, on a loop of their own.
       const loop = new PollingLoop(
         {
-          round: async () => void (await runFollowerRound(job)),
+          round: async () => void (await this.followerRound()),
           waitMs: () => followerWaitMs(store, this.options.clock),
           onError: (error) => logger.error({ err: error }, 'follower passes failed'),
         },
@@ -151,8 +151,11 @@ export class Tracker implements TrackerView {
   }
 
   /** One round of follower passes: every due pass runs until it finishes or must wait (tests drive it so). */
-  followerRound(): Promise<FollowerRoundReport> {
-    return this.followerJob ? runFollowerRound(this.followerJob) : Promise.resolve({});
+  async followerRound(): Promise<FollowerRoundReport> {
+    if (!this.followerJob) return {};
+    const report = await runFollowerRound(this.followerJob);
+    await Promise.all(this.lanes.map(drainGates));
+    return report;
   }
 
   /** Wakes idle lanes at once (an import or a refresh made accounts due). */
@@ -175,6 +178,7 @@ export class Tracker implements TrackerView {
     if (lane.pausedUntil > this.options.clock.now()) return;
     const started = performance.now();
     await runRound(lane, this.round, report);
+    await drainGates(lane);
     this.lastTickAt = this.options.clock.now();
     this.lastTickMs = Math.round(performance.now() - started);
     this.ticks += 1;
@@ -209,6 +213,7 @@ export class Tracker implements TrackerView {
     clearTimeout(timer);
     this.abort.abort();
     await running;
+    await Promise.all(this.lanes.map(drainGates));
     await (await this.dueListener)?.close();
     await releaseTrackerLeases(this.options.store.db, this.owner).catch(() => 0);
     await this.heartbeat.stop();
