@@ -36,7 +36,7 @@ describe('live follows on Bluesky', () => {
     const fans = h.bsky.addFollowers(ada.did, 3, 'fan');
     h.relink();
     await h.importHandles('ada.bsky.social');
-    await until(async () => (await h.accountRow(ada.did))?.status === 'active', 10_000, 'ada checked');
+    await until(async () => (await h.accountRow(ada.did))?.status === 'active', 20_000, 'ada checked');
     await until(async () => (await h.tracker.followerRound()).finished === 1 || (await listed(h)) === 3, 10_000);
     assert.deepEqual(ids(await followers(h, base, 'current')), fans.map((f) => f.did).sort(), 'the baseline');
     await h.followStream.refreshNow();
