@@ -2,7 +2,7 @@
 // classes), no images, no scripts, nothing remote; readable at phone width. Links only when the
 // caller knows where the dashboard is (`baseUrl`); otherwise the names stand as bold text.
 import type { DigestContent, DigestRow } from './digest-content.ts';
-import { figure, signedFigure } from './figures-text.ts';
+import { figure, handleText, signedFigure } from './figures-text.ts';
 import type { Sentence, SentenceTarget } from './event-sentences.ts';
 
 const esc = (text: string) =>
@@ -42,7 +42,7 @@ function sentenceHtml(sentence: Sentence, options: HtmlOptions): string {
 
 function accountName(row: DigestRow, options: HtmlOptions): string {
   return sentenceHtml(
-    [{ text: `@${row.username}`, link: { kind: 'account', platform: row.platform, username: row.username } }],
+    [{ text: handleText(row.username), link: { kind: 'account', platform: row.platform, username: row.username } }],
     options,
   );
 }

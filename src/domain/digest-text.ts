@@ -1,7 +1,7 @@
 // A digest as the plain-text part of the mail: the same content as digest-html.ts, in lines.
 import type { DigestContent, DigestRow } from './digest-content.ts';
 import { sentenceText } from './event-sentences.ts';
-import { figure, signedFigure } from './figures-text.ts';
+import { figure, handleText, signedFigure } from './figures-text.ts';
 
 const percent = (value: number | null) => (value === null ? '' : ` (${signedFigure(value)} %)`);
 
@@ -22,7 +22,8 @@ export function digestText(content: DigestContent): string {
   const movers = (title: string, rows: readonly DigestRow[]) => {
     if (rows.length === 0) return;
     lines.push(title);
-    for (const r of rows) lines.push(`  @${r.username} (${r.platform}) ${signedFigure(r.change)}${percent(r.growth)}`);
+    for (const r of rows)
+      lines.push(`  ${handleText(r.username)} (${r.platform}) ${signedFigure(r.change)}${percent(r.growth)}`);
     lines.push('');
   };
   movers('Top movers up', content.gainers);
@@ -38,7 +39,7 @@ export function digestText(content: DigestContent): string {
   if (content.events.length === 0 && content.alerts.length === 0) lines.push('No events in this period.', '');
   if (content.moreEvents > 0) lines.push(`And ${figure(content.moreEvents)} more events in this period.`, '');
   lines.push('Accounts');
-  for (const r of content.rows) lines.push(`  @${r.username} (${r.platform}): ${figures(r)}`);
+  for (const r of content.rows) lines.push(`  ${handleText(r.username)} (${r.platform}): ${figures(r)}`);
   if (content.more > 0) lines.push(`  And ${figure(content.more)} more accounts, counted in the totals.`);
   lines.push('', 'Changes are this period against the one before ("was"). Sent by perch.');
   return `${lines.join('\n')}\n`;

@@ -3,7 +3,7 @@
 // HTML with its own URLs, digests as mail HTML or plain text; the wording is written once, here.
 // Event data comes from the store and from older versions of perch: every field is read
 // defensively, and a sentence never throws (a missing figure reads "?").
-import { figure, plural } from './figures-text.ts';
+import { figure, handleText, plural } from './figures-text.ts';
 
 /** What a linked part points at; each renderer decides the URL. */
 export type SentenceTarget =
@@ -33,13 +33,13 @@ const numOf = (value: unknown): number | null => (typeof value === 'number' && N
 const objOf = (value: unknown): Data | null =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Data) : null;
 
-/** "@name" linked to the account, or "an account" when the event carries none. */
+/** "@name" (handleText) linked to the account, or "an account" when the event carries none. */
 function who(data: Data, username?: string | null): SentencePart {
   const account = objOf(data.account);
   const platform = str(account?.platform);
   const name = username ?? str(account?.username);
   if (name === null) return { text: 'an account' };
-  const text = `@${name}`;
+  const text = handleText(name);
   return platform === null ? { text } : { text, link: { kind: 'account', platform, username: name } };
 }
 
@@ -95,7 +95,7 @@ const SENTENCES: Record<string, (data: Data) => Sentence> = {
   },
   'account.renamed': (d) => {
     const from = str(d.from);
-    return [{ text: from === null ? 'an account' : `@${from}` }, { text: ' is now ' }, who(d, str(d.to))];
+    return [{ text: from === null ? 'an account' : handleText(from) }, { text: ' is now ' }, who(d, str(d.to))];
   },
   'account.followers_milestone': (d) => [who(d), { text: ` passed ${plural(numOf(d.milestone), 'follower')}` }],
   'account.followers_spike': (d) => {

@@ -27,3 +27,12 @@ export function signedFigure(value: number | null | undefined): string {
   if (value < 0) return `−${figure(-value)}`;
   return '0';
 }
+
+/**
+ * An account's name as each platform writes it in a sentence: "@name" on X and "@alice.bsky.social"
+ * on Bluesky (Bluesky shows its handles with the "@" too). A Bluesky account perch knows only by its
+ * DID (imported so, not yet resolved) is written bare: Bluesky never puts "@" before a DID.
+ */
+export function handleText(username: string): string {
+  return username.toLowerCase().startsWith('did:') ? username : `@${username}`;
+}

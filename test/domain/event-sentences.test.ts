@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { EVENT_TYPES } from '../../src/domain/events.ts';
 import { eventSentence, SENTENCE_TYPES, sentenceText, type Sentence } from '../../src/domain/event-sentences.ts';
-import { dollars, figure, plural, signedFigure } from '../../src/domain/figures-text.ts';
+import { dollars, figure, handleText, plural, signedFigure } from '../../src/domain/figures-text.ts';
 
 const account = (username: string, platform = 'x') => ({ id: 'acc_1', platform, username, platformUserId: '7' });
 const say = (type: string, data: unknown) => sentenceText(eventSentence({ type, data }));
@@ -18,6 +18,23 @@ describe('eventSentence', () => {
     });
     assert.equal(sentenceText(s), '@sable_122 is now @maple_000123');
     assert.deepEqual(links(s), [['@maple_000123', { kind: 'account', platform: 'x', username: 'maple_000123' }]]);
+  });
+
+  it('writes Bluesky handles with "@" as Bluesky does, and a DID bare', () => {
+    const handle = 'alice.bsky.social';
+    const did = 'did:plc:abcdefghijklmnopqrstuvwx';
+    const s = eventSentence({
+      type: 'account.renamed',
+      data: { account: account(handle, 'bluesky'), from: did, to: handle },
+    });
+    assert.equal(sentenceText(s), `${did} is now @alice.bsky.social`);
+    assert.deepEqual(links(s), [['@alice.bsky.social', { kind: 'account', platform: 'bluesky', username: handle }]]);
+    assert.equal(
+      say('account.status_changed', { account: account(did, 'bluesky'), from: 'active', to: 'suspended' }),
+      `${did} was suspended`,
+    );
+    assert.equal(handleText('sable_122'), '@sable_122');
+    assert.equal(handleText('DID:web:example.com'), 'DID:web:example.com');
   });
 
   it('says status changes in words, with the reason', () => {

@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { describeCondition, describeScope } from '../../domain/alert-words.ts';
 import { PerchError, type FieldProblem } from '../../domain/errors.ts';
+import { handleText } from '../../domain/figures-text.ts';
 import {
   changeAlertRule,
   createAlertRule,
@@ -94,7 +95,7 @@ ${rulesTable(rules)}
 const firingRow = (f: FiringView) => html`<tr>
   <td>${
     f.account.platform && f.account.username
-      ? html`<a href="${accountHref(f.account.platform, f.account.username)}">@${f.account.username}</a>`
+      ? html`<a href="${accountHref(f.account.platform, f.account.username)}">${handleText(f.account.username)}</a>`
       : f.account.id
   }</td>
   <td>${when(f.firedAt)}</td>

@@ -1,6 +1,6 @@
 // The Overview's top movers: the accounts that gained and lost most followers over 24 hours and
 // 7 days, each said as a sentence with its % growth, from the growth indexes (services/movers.ts).
-import { figure, plural } from '../../domain/figures-text.ts';
+import { figure, handleText, plural } from '../../domain/figures-text.ts';
 import { readMovers, type MoverList, type RankedMover } from '../../services/movers.ts';
 import type { ServiceDeps } from '../../services/context.ts';
 import { accountHref } from '../format.ts';
@@ -14,7 +14,7 @@ function moverItem(m: RankedMover, list: MoverList): Html {
   const verb = m.change > 0 ? 'gained' : 'lost';
   const percent = m.percent === null ? '' : ` (${m.percent > 0 ? '+' : '−'}${figure(Math.abs(m.percent))}%)`;
   return html`<li>
-  <a href="${accountHref(m.platform, m.username)}">@${m.username}</a> ${verb} ${plural(Math.abs(m.change), 'follower')} in ${WINDOW_TEXT[list.window]}${percent}
+  <a href="${accountHref(m.platform, m.username)}">${handleText(m.username)}</a> ${verb} ${plural(Math.abs(m.change), 'follower')} in ${WINDOW_TEXT[list.window]}${percent}
 </li>`;
 }
 
