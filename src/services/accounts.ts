@@ -28,8 +28,12 @@ export async function getAccount(deps: ServiceDeps, ref: NamedRef): Promise<Acco
 export async function getAccountAnswer(deps: ServiceDeps, ref: NamedRef): Promise<{ json: string } | Account> {
   const now = deps.clock.now();
   const { trackIntervalMs } = deps.config;
-  const found = await findAccountJson(deps.store.reader, deps.store.caps, ref, (observedAt) =>
-    isStale(observedAt, now, trackIntervalMs),
+  const found = await findAccountJson(
+    deps.store.reader,
+    deps.store.caps,
+    ref,
+    (observedAt) => isStale(observedAt, now, trackIntervalMs),
+    deps.store.readNow,
   );
   if (found === null) throw notTracked(ref.name);
   return 'json' in found ? found : present(found, deps);

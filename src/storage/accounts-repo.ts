@@ -8,8 +8,11 @@ import { syncTagRows } from './account-tags-repo.ts';
 import { ACCOUNT_COLUMNS, toAccount, toAccountJson, type AccountRow } from './accounts-map.ts';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
 import { gatheredAccountRow } from './gathered-account-lookups.ts';
-import { preparedQuery } from './prepared.ts';
+import { preparedCompile, preparedQuery } from './prepared.ts';
 import type { Database } from './schema.ts';
+import type { Store } from './store.ts';
+
+type ReadNow = NonNullable<Store['readNow']>;
 
 type Db = Kysely<Database>;
 
@@ -41,9 +44,22 @@ const accountByName = preparedQuery((db: Db, platform: string, key: string) =>
   selectAccountByName(db, { platform: platform as Platform, key }),
 );
 
+// The same, compiled for a read run at once on SQLite's reader connection (Store.readNow).
+const compiledAccountByName = preparedCompile((db: Db, platform: string, key: string) =>
+  selectAccountByName(db, { platform: platform as Platform, key }),
+);
+
 /** One tracked account's row, or null (untracked accounts are hidden until re-imported). */
 async function findAccountRow(db: Db, ref: AccountRef): Promise<AccountRow | null> {
   const [row] = await accountByName(db, ref.platform, ref.key);
+  return row === undefined || row.untracked_at !== null ? null : row;
+}
+
+/** findAccountRow without a wait, where the store reads synchronously. */
+function readAccountRow(db: Db, readNow: ReadNow, ref: AccountRef): AccountRow | null {
+  const [row] = readNow(compiledAccountByName(db, ref.platform, ref.key)) as (AccountRow & {
+    untracked_at: number | null;
+  })[];
   return row === undefined || row.untracked_at !== null ? null : row;
 }
 
@@ -55,17 +71,23 @@ export async function findAccount(db: Db, ref: AccountRef): Promise<Account | nu
 
 /**
  * One tracked account as the API's JSON, written from the stored text (toAccountJson), or as an
- * Account when its stored form does not allow that; null when it is not tracked. Where the dialect
- * says so (PostgreSQL), lookups arriving together share one query.
+ * Account when its stored form does not allow that; null when it is not tracked. On SQLite (`readNow`)
+ * the row is read at once; where the dialect says so (PostgreSQL), lookups arriving together share
+ * one query.
  */
 export async function findAccountJson(
   db: Db,
   caps: DialectCapabilities,
   ref: AccountRef,
   isStale: (observedAt: string) => boolean,
+  readNow: ReadNow | null = null,
 ): Promise<{ json: string } | Account | null> {
   const row =
-    caps.textPairs === null ? await findAccountRow(db, ref) : await gatheredAccountRow(db, caps.textPairs, ref);
+    readNow !== null
+      ? readAccountRow(db, readNow, ref)
+      : caps.textPairs === null
+        ? await findAccountRow(db, ref)
+        : await gatheredAccountRow(db, caps.textPairs, ref);
   if (row === null) return null;
   const json = toAccountJson(row, isStale);
   return json === null ? toAccount(row) : { json };

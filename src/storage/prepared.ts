@@ -28,6 +28,17 @@ export async function runByShape<R>(
   build: Build<R>,
   options: { keepPrepared?: boolean } = {},
 ): Promise<QueryResult<R>> {
+  return db.executeQuery(compileByShape(db, shape, args, build, options));
+}
+
+/** The statement runByShape would run, compiled (from the learnt shape where it can be reused). */
+export function compileByShape<R>(
+  db: Db,
+  shape: string | symbol,
+  args: readonly unknown[],
+  build: Build<R>,
+  options: { keepPrepared?: boolean } = {},
+): CompiledQuery<R> {
   const { adapter } = db.getExecutor();
   let shapes = learntShapes.get(adapter);
   if (shapes === undefined) learntShapes.set(adapter, (shapes = new Map()));
@@ -38,10 +49,10 @@ export async function runByShape<R>(
     shapes.set(shape, known);
   }
   const { compiled } = known;
-  if (compiled === null) return db.executeQuery(build(args).compile());
+  if (compiled === null) return build(args).compile();
   const { query, slots, inOrder } = compiled;
   const parameters = inOrder ? args : slots.map((slot) => (slot.arg === undefined ? slot.constant : args[slot.arg]));
-  return db.executeQuery<R>({ ...(query as CompiledQuery<R>), parameters });
+  return { ...(query as CompiledQuery<R>), parameters };
 }
 
 /**
@@ -55,6 +66,15 @@ export function preparedQuery<A extends readonly unknown[], R>(
   const shape = Symbol(`prepared query ${++preparedCount}`);
   return async (db, ...args) =>
     (await runByShape<R>(db, shape, args, (a) => build(db, ...(a as unknown as A)), { keepPrepared: true })).rows;
+}
+
+/** A statement of one shape as preparedQuery makes it, compiled for the caller to run (Store.readNow). */
+export function preparedCompile<A extends readonly unknown[], R>(
+  build: (db: Db, ...args: A) => Compilable<R>,
+): (db: Db, ...args: A) => CompiledQuery<R> {
+  const shape = Symbol(`prepared query ${++preparedCount}`);
+  return (db, ...args) =>
+    compileByShape<R>(db, shape, args, (a) => build(db, ...(a as unknown as A)), { keepPrepared: true });
 }
 
 /**

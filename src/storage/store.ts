@@ -1,5 +1,5 @@
 // Opens the store named by DATABASE_URL and hands out its executors; the only place that picks a dialect.
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
 import { migrateToLatest } from './migrate.ts';
 import type { Database } from './schema.ts';
@@ -13,6 +13,11 @@ export interface Store {
   /** Reads that may run beside a long write transaction (SQLite: a second connection). */
   readonly reader: Kysely<Database>;
   readonly caps: DialectCapabilities;
+  /**
+   * Runs a compiled read on the reader connection at once, without Kysely's connection queue and
+   * its promises (SQLite, whose driver answers synchronously); null where reads go over the network.
+   */
+  readonly readNow: ((query: CompiledQuery) => unknown[]) | null;
   /** `PRAGMA integrity_check` on SQLite; always ok on PostgreSQL. */
   integrityCheck(): Promise<string>;
   /** Moves SQLite's write-ahead log into the database file now (it also happens every few seconds). */
@@ -55,6 +60,7 @@ export async function openStore(databaseUrl: string, options: StoreOptions = {})
     store = {
       db: sqlite.writer,
       reader: sqlite.reader,
+      readNow: sqlite.readNow,
       caps: sqliteCapabilities,
       integrityCheck: async () => sqlite.integrityCheck(),
       checkpoint: async () => {
@@ -81,6 +87,7 @@ export async function openStore(databaseUrl: string, options: StoreOptions = {})
     store = {
       db,
       reader: db,
+      readNow: null,
       caps: postgresCapabilities,
       integrityCheck: async () => 'ok',
       checkpoint: async () => {},

@@ -4,7 +4,7 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+import { Kysely, SqliteDialect, sql, type CompiledQuery } from 'kysely';
 import type { Database } from '../schema.ts';
 import type { DialectCapabilities } from './capabilities.ts';
 import { WalCheckpointer, type CheckpointResult } from './sqlite-checkpointer.ts';
@@ -77,9 +77,20 @@ function withStatementCache(connection: Connection): Connection {
   return connection;
 }
 
+/** A read run at once on one connection: better-sqlite3 answers synchronously, so no queue is needed. */
+export type ReadNow = (query: CompiledQuery) => unknown[];
+
+function readNowOn(connection: Connection): ReadNow {
+  // The same prepared statement Kysely's driver would use (withStatementCache), run without its
+  // connection mutex: the reader never holds a transaction or an open iterator across a wait.
+  return (query) => connection.prepare(query.sql).all(...(query.parameters as unknown[]));
+}
+
 export interface SqliteHandles {
   writer: Kysely<Database>;
   reader: Kysely<Database>;
+  /** Runs a compiled read on the reader connection at once (see Store.readNow). */
+  readNow: ReadNow;
   /** `PRAGMA integrity_check` on the writer connection. */
   integrityCheck(): string;
   checkpoint(): Promise<CheckpointResult | null>;
@@ -97,6 +108,7 @@ export function openSqlite(path: string, busyTimeoutMs = CLI_BUSY_TIMEOUT_MS): S
     return {
       writer: db,
       reader: db,
+      readNow: readNowOn(raw),
       integrityCheck: () => String(raw.pragma('integrity_check', { simple: true })),
       checkpoint: async () => null,
       close: () => db.destroy(),
@@ -115,6 +127,7 @@ export function openSqlite(path: string, busyTimeoutMs = CLI_BUSY_TIMEOUT_MS): S
   return {
     writer,
     reader,
+    readNow: readNowOn(rawReader),
     integrityCheck: () => String(rawWriter.pragma('integrity_check', { simple: true })),
     checkpoint: () => checkpointer.checkpoint(),
     close: async () => {
