@@ -63,6 +63,8 @@ export interface Simulation {
   jetstream: FakeJetstream;
   /** The names to import, as CSV text (with platform and tags columns). */
   csv: string;
+  /** Followers who came while the demo runs, per followed Bluesky DID (some leave again). */
+  fans: Map<string, string[]>;
   close(): Promise<void>;
 }
 
@@ -162,13 +164,35 @@ export async function startSimulation(
     bsky,
     csv: `${rows.join('\n')}\n`,
     jetstream,
+    fans: new Map(),
     close: async () => void (await Promise.all([x.close(), bsky.close(), jetstream.close()])),
   };
 }
 
+let fanSeq = 0;
+
+/**
+ * Now and then someone new follows a Bluesky account, or one who came leaves again: real follow
+ * records, so the follows stream shows them within seconds (the account page's "New followers").
+ */
+function follows(sim: Simulation, did: string, random: () => number): void {
+  const list = sim.fans.get(did) ?? [];
+  if (random() < 0.02) {
+    fanSeq += 1;
+    const fan = sim.bsky.addUser({ handle: `${pick(WORDS, random)}fan${fanSeq}.bsky.social` });
+    sim.bsky.follow(fan.did, did);
+    list.push(fan.did);
+    sim.fans.set(did, list);
+  } else if (list.length > 0 && random() < 0.005) {
+    const [gone] = list.splice(Math.floor(random() * list.length), 1);
+    if (gone !== undefined) sim.bsky.unfollow(gone, did);
+  }
+}
+
 /**
  * One step of life: followers drift, a tenth of the accounts post, recent posts gather likes (so
- * the tracker's post refresh has something to see), now and then one is renamed or suspended.
+ * the tracker's post refresh has something to see), now and then one is renamed or suspended,
+ * and Bluesky accounts gain and lose followers on the follow graph.
  */
 export function evolve(sim: Simulation, random: () => number = Math.random): void {
   for (const user of [...sim.x.world.usersById.values()]) {
@@ -194,8 +218,10 @@ export function evolve(sim: Simulation, random: () => number = Math.random): voi
       }
     }
   }
+  const fans = new Set([...sim.fans.values()].flat());
   for (const user of [...sim.bsky.allUsers()]) {
-    if (user.status !== 'active') continue;
+    if (user.status !== 'active' || fans.has(user.did)) continue;
+    follows(sim, user.did, random);
     sim.bsky.updateUser(user.did, { followers: Math.max(0, user.followers + Math.floor(random() * 5) - 1) });
     for (const post of sim.bsky.recentPosts(user.did, 3))
       sim.bsky.updatePost(post.uri, { likes: post.likes + Math.floor(random() * 10) });
