@@ -185,6 +185,9 @@ export async function untrackAccount(
   if (!row || (!purge && row.untracked_at !== null)) return false;
   if (purge) {
     await db.deleteFrom('accounts').where('id', '=', row.id).execute();
+    // Its follower identities, passes and live follow records have no foreign key: they go here.
+    for (const table of ['followers', 'follower_passes', 'follow_records'] as const)
+      await db.deleteFrom(table).where('account_id', '=', row.id).execute();
   } else {
     await db
       .updateTable('accounts')

@@ -2,7 +2,8 @@
 // of a tracked account on the local Jetstream is a gained follower within 5 s (and announced), the
 // delete of that follow record a lost one, follows of accounts perch does not track change nothing,
 // and a restart resumes from the stored cursor (with a long rewind: every frame comes again)
-// without reporting anything twice; the changes that waited for the account's minute go out after it.
+// without reporting anything twice; the changes that waited for the account's minute go out after
+// it, and a purge leaves nothing of the account's followers behind.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { announceDueFollows } from '../../src/stream/apply-follows.ts';
@@ -103,6 +104,15 @@ describe('live follows on Bluesky', () => {
       lostCount: 1,
       via: 'stream',
     });
+
+    // Purged, the account leaves no follower identities, passes or follow records behind.
+    const purged = await fetch(`${base}/api/admin/accounts/bluesky/ada.bsky.social?purge=true`, {
+      method: 'DELETE',
+      headers: { 'x-api-key': ADMIN_KEY },
+    });
+    assert.equal(purged.status, 200);
+    for (const table of ['followers', 'follower_passes', 'follow_records'] as const)
+      assert.deepEqual(await h.store.db.selectFrom(table).select('account_id').execute(), [], table);
   });
 });
 
