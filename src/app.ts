@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { AccessLog } from './http/access-log.ts';
+import { lazyRequestLogger } from './http/lazy-request-log.ts';
 import { registerAuth } from './http/auth.ts';
 import type { AppDeps } from './app-deps.ts';
 import { buildClientErrorHandler, handleFrameworkError } from './http/early-errors.ts';
@@ -48,6 +49,8 @@ export async function buildApp(deps: AppDeps, logger: FastifyBaseLogger): Promis
     loggerInstance: logger,
     // One access line per request, when it is answered (http/access-log.ts).
     logController: new AccessLog(logger),
+    // request.log is made when the request logs something besides that line (lazy-request-log.ts).
+    childLoggerFactory: lazyRequestLogger,
     // Our own id, unique per process run, so no caller can make two requests look like one; the
     // caller's X-Request-Id is kept beside it (callerRequestId in logs and problem documents).
     genReqId: () => `req-${PROCESS_TAG}-${(++requestCounter).toString(36)}`,
