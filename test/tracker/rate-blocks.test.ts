@@ -63,15 +63,22 @@ test('an answer saying less than the store holds lowers it, less what the gate s
   assert.equal(await remaining(store!), 500, 'idle: the held 30 and the unsent one are back');
 });
 
-test('gates on separate connections taking blocks together take exactly what the window has', async (t) => {
+test('gates on separate connections taking blocks never take more than the window has, and lose nothing', async (t) => {
   const stores = await freshStores(t, 4);
   const clock = new VirtualClock();
   await openGate(stores[0]!, clock, 300);
   const all = stores.map((s) => new RateGate(s.db, KEY, clock));
   // Every process asks far more often than the window allows, at once.
-  const taken = await Promise.all(all.flatMap((gate) => Array.from({ length: 150 }, () => gate.tryAcquire())));
-  assert.equal(taken.filter((ticket) => ticket !== null).length, 300);
+  const asked = all.flatMap((gate) => Array.from({ length: 150 }, () => ({ gate, ticket: gate.tryAcquire() })));
+  const taken = await Promise.all(asked.map(async ({ gate, ticket }) => ({ gate, ticket: await ticket })));
+  const sent = taken.filter((t) => t.ticket !== null);
+  // A gate that asked for its last request may still hold part of a block, so at most the window goes out.
+  assert.ok(sent.length <= 300 && sent.length >= 300 - all.length * MAX_BLOCK, `${sent.length} handed out`);
   assert.equal(await remaining(stores[0]!), 0);
+  // Nothing lost, nothing made up: once every request is given back unsent, the window is whole again.
+  for (const { gate, ticket } of sent) await gate.cancel(ticket!);
+  await Promise.all(all.map((gate) => gate.drain()));
+  assert.equal(await remaining(stores[0]!), 300);
 });
 
 test('a 429 ends what is held', async (t) => {
