@@ -189,29 +189,43 @@ export class BlueskyStream {
             connectedAt: clock.now(),
             reconnects: connection.reconnects > 0 ? 1 : 0,
             ...(tooOld ? { gap: { fromUs: resumeUs, foundAt: clock.now() } } : {}),
-          }).then(() => (tooOld ? this.backfill(name, shard) : undefined));
+          }).then(() =>
+            tooOld
+              ? this.backfill(name, shard, { resumeUs, reason: 'the cursor is older than Jetstream keeps' })
+              : undefined,
+          );
         },
         closed: (url) => {
           logger.info({ stream: name, url }, 'stream shard disconnected; polling covers it meanwhile');
           void health({ healthyUntil: null, connectedAt: null });
         },
         malformed: () => metrics?.frames('malformed', 1),
+        resumedLate: async (resumeUs, firstUs) => {
+          // A cursor too old was reported as the gap already, when the session opened.
+          if (clock.now() * 1000 - resumeUs > JETSTREAM_RETENTION_MS * 1000) return;
+          await health({
+            healthyUntil: clock.now() + 3 * this.refreshMs,
+            gap: { fromUs: resumeUs, foundAt: clock.now() },
+          });
+          await this.backfill(name, shard, { resumeUs, firstUs, reason: 'Jetstream resumed later than asked' });
+        },
       },
     });
     return connection;
   }
 
   /**
-   * A gap (the cursor is older than the server keeps): the shard's accounts are made due now, and
+   * A gap (the cursor is older than the server keeps, or the server resumed later than asked,
+   * having forgotten the frames in between): the shard's accounts are made due now, and
    * while the gap is open polling reads their timelines (getAuthorFeed since their last post
    * read), which brings back what the stream could not.
    */
-  private async backfill(name: string, shard: number): Promise<void> {
+  private async backfill(name: string, shard: number, why: Record<string, unknown>): Promise<void> {
     const { store, clock, logger } = this.options;
     const dids = this.plan[shard] ?? [];
     logger.warn(
-      { stream: name, accounts: dids.length },
-      'stream gap: the cursor is older than Jetstream keeps; backfilling from the AppView',
+      { stream: name, accounts: dids.length, ...why },
+      'stream gap: backfilling the shard’s accounts from the AppView',
     );
     await makeDueByDid(store.db, dids, clock.now()).catch((error: unknown) =>
       logger.warn({ err: error, stream: name }, 'could not schedule the gap backfill'),

@@ -30,6 +30,13 @@ export interface ConnectionHooks {
   closed?(url: string, healthy: boolean): void;
   /** A frame was refused (it is skipped). */
   malformed?(reason: string): void;
+  /**
+   * The resume came back later than asked: the session resumed from the frame this connection
+   * applied last (`resumeUs`), yet the server's first frame is newer (`firstUs`), so it did not
+   * replay that frame (nor the rewind before it): it no longer keeps them and clamped the cursor
+   * silently. Awaited before the session's first batch is applied.
+   */
+  resumedLate?(resumeUs: number, firstUs: number): Promise<void>;
 }
 
 export interface JetstreamConnectionOptions {
@@ -153,6 +160,9 @@ export class JetstreamConnection {
     this.current = 'connecting';
     this.lastHealthy = false;
     const resumeUs = await this.options.resumeFrom();
+    // Only a cursor that is a frame this process applied is sure to come back in the replay (the
+    // first cursor of a shard is the moment it subscribed, and another owner may have moved it).
+    let checkResume = resumeUs !== null && resumeUs === this.lastTimeUs && this.options.rewindUs > 0;
     const url = this.url;
     const ws = new WebSocket(this.subscribeUrl(resumeUs), { handshakeTimeout: 10_000, maxPayload: 8 * 1024 * 1024 });
     this.ws = ws;
@@ -181,6 +191,11 @@ export class JetstreamConnection {
           } else frames.push(frame);
         }
         try {
+          const first = frames[0]?.timeUs;
+          if (checkResume && first !== undefined) {
+            checkResume = false;
+            if (first > resumeUs!) await hooks?.resumedLate?.(resumeUs!, first);
+          }
           if (frames.length > 0) await this.options.onFrames(frames);
           const last = frames.at(-1)?.timeUs;
           if (last !== undefined) this.lastTimeUs = Math.max(this.lastTimeUs ?? 0, last);

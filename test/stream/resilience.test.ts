@@ -1,7 +1,7 @@
 // The stream when things go wrong or change: a new DID joins its shard without reconnecting the
 // others, the stream is cut while posts are made (polling covers it, each post stored and
 // announced once, health warns meanwhile), and a cursor older than Jetstream keeps is a gap that
-// is backfilled from the AppView.
+// is backfilled from the AppView, as is a resume the server clamped to a later cursor.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { POSTS_STREAM, shardOf } from '../../src/domain/stream-shards.ts';
@@ -118,5 +118,35 @@ describe('the stream under change and failure', () => {
     await until(async () => (await streamCheck(h)).status === 'pass', 5_000, 'the gap closes');
     const later = h.bsky.addPost(ada.did, { text: 'and live again' });
     await until(async () => (await announced(h)).has(later.uri), 2_000, 'live after the gap');
+  });
+
+  it('a resume that Jetstream clamps silently is a gap too: the posts it forgot are read from the AppView', async (t) => {
+    const h = await streamHarness(t);
+    const ada = h.bsky.addUser({ handle: 'ada.bsky.social' });
+    await h.importHandles('ada.bsky.social');
+    await subscribed(h, ada.did);
+    const seen = h.bsky.addPost(ada.did, { text: 'seen on the stream' });
+    await until(async () => (await announced(h)).has(seen.uri), 2_000, 'the first post');
+    // Jetstream goes down and comes back without the frames of the last minutes (a restart that
+    // lost its buffer, or a fallback host that keeps less): a cursor of a few seconds is clamped.
+    h.jetstream.down();
+    const missed = h.bsky.addPost(ada.did, { text: 'posted while Jetstream was away' });
+    h.jetstream.forgetBefore(Date.now() * 1000 + 1_000);
+    const after = h.bsky.addPost(ada.did, { text: 'posted after it came back' });
+    const feedReads = h.bsky.requestsTo('getAuthorFeed').length;
+    h.jetstream.up();
+    await until(async () => ((await streamCheck(h)).gaps ?? 0) === 1, 10_000, 'the gap in health');
+    await until(async () => (await announced(h)).has(missed.uri), 5_000, 'the backfill');
+    assert.deepEqual((await announced(h)).get(missed.uri), ['poll']);
+    assert.ok(h.bsky.requestsTo('getAuthorFeed').length > feedReads, 'read from getAuthorFeed');
+    await until(async () => (await announced(h)).has(after.uri), 5_000, 'the frame after the clamp');
+    assert.equal((await announced(h)).get(after.uri)?.length, 1, 'announced once, by the stream or the backfill');
+    assert.equal((await announced(h)).get(seen.uri)?.length, 1);
+    await until(async () => (await streamCheck(h)).status === 'pass', 5_000, 'the gap closes');
+    // A plain reconnect whose replay starts at the cursor is no gap.
+    h.jetstream.dropAll();
+    const live = h.bsky.addPost(ada.did, { text: 'live again' });
+    await until(async () => (await announced(h)).has(live.uri), 5_000, 'live after the reconnect');
+    assert.equal((await streamCheck(h)).gaps, 1);
   });
 });
