@@ -11,6 +11,9 @@ export const POSTS_STREAM = 'posts';
 /** The collections the posts stream asks for. */
 export const POST_COLLECTION = 'app.bsky.feed.post';
 export const PROFILE_COLLECTION = 'app.bsky.actor.profile';
+/** The stream of follows (DESIGN §11): one connection on every DID, its row named so. */
+export const FOLLOWS_STREAM = 'follows';
+export const FOLLOW_COLLECTION = 'app.bsky.graph.follow';
 
 /** FNV-1a over the DID's UTF-16 code units: stable across processes and versions. */
 export function didHash(did: string): number {

@@ -1,9 +1,9 @@
 // The `bluesky-stream` check of /api/health (DESIGN.md §10), read from the store so any process
 // reports every shard, whoever owns it: shards connected, lag (now minus the last applied time_us),
-// reconnects and gaps. `warn` while a shard is down (polling covers its accounts meanwhile) or a gap
+// reconnects and gaps, and whether the follows stream is connected. `warn` while a shard is down (polling covers its accounts meanwhile) or a gap
 // is being backfilled from the AppView.
 import type { Clock } from '../clock.ts';
-import { POSTS_STREAM } from '../domain/stream-shards.ts';
+import { FOLLOWS_STREAM, POSTS_STREAM } from '../domain/stream-shards.ts';
 import type { Store } from '../storage/store.ts';
 import { readShards } from '../storage/stream-shards-repo.ts';
 
@@ -18,6 +18,8 @@ export interface StreamHealth {
   lagSeconds?: number | null;
   reconnects?: number;
   gaps?: number;
+  /** The follows stream (live follower changes, DESIGN §11), once follower lists are kept. */
+  follows?: { connected: boolean; lagSeconds: number | null };
   notes?: string[];
 }
 
@@ -26,7 +28,11 @@ export function streamHealth(store: Store, clock: Clock, enabled: boolean): () =
   const read = async (): Promise<StreamHealth> => {
     if (!enabled) return { status: 'pass', enabled };
     const now = clock.now();
-    const rows = await readShards(store.reader, POSTS_STREAM);
+    const [rows, [follows]] = await Promise.all([
+      readShards(store.reader, POSTS_STREAM),
+      readShards(store.reader, FOLLOWS_STREAM),
+    ]);
+    const lag = (cursorUs: number) => Math.max(0, Math.round((now - cursorUs / 1000) / 1000));
     const down = rows.filter((r) => r.healthyUntil === null || r.healthyUntil <= now);
     const gaps = rows.filter((r) => r.gapFoundAt !== null);
     const cursors = rows.flatMap((r) => (r.cursorUs === null ? [] : [r.cursorUs]));
@@ -44,9 +50,18 @@ export function streamHealth(store: Store, clock: Clock, enabled: boolean): () =
       enabled,
       shards: rows.length,
       connected: rows.length - down.length,
-      lagSeconds: cursors.length === 0 ? null : Math.max(0, Math.round((now - Math.min(...cursors) / 1000) / 1000)),
+      lagSeconds: cursors.length === 0 ? null : lag(Math.min(...cursors)),
       reconnects: rows.reduce((sum, r) => sum + r.reconnects, 0),
       gaps: rows.reduce((sum, r) => sum + r.gaps, 0),
+      // Not a warning when down: the next follower pass finds what it missed.
+      ...(follows
+        ? {
+            follows: {
+              connected: follows.healthyUntil !== null && follows.healthyUntil > now,
+              lagSeconds: follows.cursorUs === null ? null : lag(follows.cursorUs),
+            },
+          }
+        : {}),
       ...(notes.length > 0 ? { notes } : {}),
     };
   };

@@ -5,6 +5,7 @@
 // for announceDueFollows, which the stream's chore runs. A replayed frame changes nothing.
 import type { Clock } from '../clock.ts';
 import type { NewEvent } from '../domain/events.ts';
+import { FOLLOWS_STREAM } from '../domain/stream-shards.ts';
 import { FOLLOWER_EVENT_GAP_MS, followersChangedEvent } from '../domain/followers.ts';
 import { recordEvents } from '../storage/events-repo.ts';
 import type { FollowerRule } from '../storage/follower-claims-repo.ts';
@@ -18,7 +19,7 @@ import { followMade, followUndone } from '../storage/live-follows-repo.ts';
 import { saveCursor } from '../storage/stream-shards-repo.ts';
 import type { Executor, Store } from '../storage/store.ts';
 import { ShardLostError } from './apply-frames.ts';
-import { FOLLOWS_STREAM, followChanges } from './follow-changes.ts';
+import { followChanges } from './follow-changes.ts';
 import type { StreamFrame } from './frames.ts';
 
 export interface FollowApplyContext {

@@ -1,11 +1,8 @@
 // Live follows on Bluesky (DESIGN §11), the pure part: which frames of the follows stream are
 // follows made or undone. A create names its subject in the record; a delete names only the
 // follower and the record key, so it is matched against the records perch saw created.
+import { FOLLOW_COLLECTION } from '../domain/stream-shards.ts';
 import type { StreamFrame } from './frames.ts';
-
-/** The follows stream (its lease and cursor row in the store is named so). */
-export const FOLLOWS_STREAM = 'follows';
-export const FOLLOW_COLLECTION = 'app.bsky.graph.follow';
 
 export interface FollowMade {
   followerDid: string;

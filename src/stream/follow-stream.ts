@@ -7,6 +7,7 @@
 // account's minute, and prunes tombstones past any replay.
 import type { Logger } from 'pino';
 import type { SleepingClock } from '../clock.ts';
+import { FOLLOW_COLLECTION, FOLLOWS_STREAM } from '../domain/stream-shards.ts';
 import { every, type Every } from '../every.ts';
 import type { FollowerRule } from '../storage/follower-claims-repo.ts';
 import { anyLiveFollowSubject } from '../storage/live-follow-changes-repo.ts';
@@ -21,7 +22,6 @@ import {
 } from '../storage/stream-shards-repo.ts';
 import type { Store } from '../storage/store.ts';
 import { announceDueFollows, applyFollowFrames } from './apply-follows.ts';
-import { FOLLOW_COLLECTION, FOLLOWS_STREAM } from './follow-changes.ts';
 import { JetstreamConnection } from './jetstream-connection.ts';
 import type { StreamMetrics } from './metrics.ts';
 

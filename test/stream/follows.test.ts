@@ -42,6 +42,9 @@ describe('live follows on Bluesky', () => {
     assert.deepEqual(ids(await followers(h, base, 'current')), fans.map((f) => f.did).sort(), 'the baseline');
     await h.followStream.refreshNow();
     await until(() => h.followStream.following, 5_000, 'the follows stream');
+    await h.followStream.refreshNow();
+    const check = (await h.health()).checks as Record<string, { follows?: { connected: boolean } }>;
+    assert.equal(check['bluesky-stream']?.follows?.connected, true, 'health says the follows stream is connected');
 
     // Someone perch does not track is followed: nothing is kept of it.
     const bob = h.bsky.addUser({ handle: 'bob.bsky.social' });
@@ -52,6 +55,7 @@ describe('live follows on Bluesky', () => {
     h.bsky.follow(newFan.did, ada.did);
     await until(async () => ids(await followers(h, base, 'gained')).includes(newFan.did), 5_000, 'gained');
     assert.ok(Date.now() - started < 5_000);
+    t.diagnostic(`gained in the API ${Date.now() - started} ms after the follow`);
     await until(async () => (await h.events('account.followers_changed')).length === 1, 5_000, 'the event');
     const [event] = await h.events('account.followers_changed');
     assert.equal((event!.data.account as { username: string }).username, 'ada.bsky.social');
