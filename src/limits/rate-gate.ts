@@ -90,23 +90,28 @@ export class RateGate {
     const size = blockSize(this.storeRemaining);
     const block = size > 1 ? await takeBlock(this.db, this.key, now, size) : null;
     if (block) {
-      this.storeRemaining = block.remaining;
+      this.noteTaken(block.remaining, block.resetAt);
       this.pool.fill(block.resetAt, size - 1, now);
       return this.token(block.resetAt);
     }
     const take = await takeRequest(this.db, this.key, now, RESET_MARGIN_MS, PROBE_LEASE_MS);
     if (take.kind === 'none') {
-      this.lastSeen = take.row;
-      this.storeRemaining = take.row.remaining;
+      [this.lastSeen, this.storeRemaining] = [take.row, take.row.remaining];
       return null;
     }
     if (take.kind === 'token') {
-      this.storeRemaining = take.remaining;
+      this.noteTaken(take.remaining, take.resetAt);
       return this.token(take.resetAt);
     }
     this.inFlight += 1;
     this.probesInFlight += 1;
     return take;
+  }
+
+  /** A take's answer is the window as the store has it now (health shows it; settles compare with it). */
+  private noteTaken(remaining: number, resetAt: number): void {
+    this.storeRemaining = remaining;
+    if (this.lastSeen) this.lastSeen = { ...this.lastSeen, remaining, resetAt };
   }
 
   private token(resetAt: number): Ticket {
@@ -127,9 +132,7 @@ export class RateGate {
   }
 
   /** Resolves once this gate's takes and give-backs so far are done (before the store closes). */
-  drain(): Promise<void> {
-    return this.takes;
-  }
+  drain = (): Promise<void> => this.takes;
 
   /**
    * Waits until a request may go, then takes it. Returns null if `signal` aborted first, or, with
