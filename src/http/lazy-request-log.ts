@@ -37,13 +37,25 @@ class LazyChildLogger {
     (this.real()[level] as (...a: unknown[]) => void)(...args);
   }
 
-  fatal = (...args: unknown[]) => this.line('fatal', args);
-  error = (...args: unknown[]) => this.line('error', args);
-  warn = (...args: unknown[]) => this.line('warn', args);
-  info = (...args: unknown[]) => this.line('info', args);
-  debug = (...args: unknown[]) => this.line('debug', args);
-  trace = (...args: unknown[]) => this.line('trace', args);
-  silent = () => {};
+  fatal(...args: unknown[]): void {
+    this.line('fatal', args);
+  }
+  error(...args: unknown[]): void {
+    this.line('error', args);
+  }
+  warn(...args: unknown[]): void {
+    this.line('warn', args);
+  }
+  info(...args: unknown[]): void {
+    this.line('info', args);
+  }
+  debug(...args: unknown[]): void {
+    this.line('debug', args);
+  }
+  trace(...args: unknown[]): void {
+    this.line('trace', args);
+  }
+  silent(): void {}
 
   child(bindings: Bindings, options?: Options): FastifyBaseLogger {
     return this.real().child(bindings, options);
