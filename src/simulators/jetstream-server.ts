@@ -98,6 +98,11 @@ export class FakeJetstream {
     return [...this.subscribers].filter((s) => s.ready).length;
   }
 
+  /** Open, ready subscriptions that asked for `collection` by name (the posts shards, say). */
+  openConnectionsFor(collection: string): number {
+    return [...this.subscribers].filter((s) => s.ready && s.filter.collections.includes(collection)).length;
+  }
+
   /** Whether an open, ready subscription would be sent this DID's commits of `collection` (posts by default). */
   wants(did: string, collection = 'app.bsky.feed.post'): boolean {
     return [...this.subscribers].some(

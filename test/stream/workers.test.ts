@@ -10,6 +10,7 @@ import { startFakeJetstream } from '../../src/simulators/jetstream-server.ts';
 import { startWorker, type ServerProcess } from '../helpers/server-process.ts';
 import { dialectName, freshStoreUrl } from '../helpers/store-url.ts';
 import { until } from './harness.ts';
+const POST_COLLECTION = 'app.bsky.feed.post';
 
 const N = 25_000;
 
@@ -75,7 +76,7 @@ test(
         .where('stream', '=', POSTS_STREAM)
         .execute();
     await until(
-      () => plan.every((shard) => jetstream.wants(shard[0]!)) && jetstream.openConnections === 3,
+      () => plan.every((shard) => jetstream.wants(shard[0]!)) && jetstream.openConnectionsFor(POST_COLLECTION) === 3,
       60_000,
       '3 shards followed',
     );
@@ -85,7 +86,7 @@ test(
       rows.every((r) => r.lease_owner !== null && owners.includes(r.lease_owner)),
       'one owner each',
     );
-    assert.equal(jetstream.openConnections, 3, 'one connection per shard');
+    assert.equal(jetstream.openConnectionsFor(POST_COLLECTION), 3, 'one connection per shard');
 
     let rkey = 0;
     const publish = (did: string) =>
@@ -124,6 +125,6 @@ test(
     await until(async () => (await counts()).posts === 63, 15_000, 'every post stored');
     const final = await counts();
     assert.deepEqual(final, { posts: 63, events: 63, distinct: 63 }, 'each post stored and announced once');
-    assert.equal(jetstream.openConnections, 3);
+    assert.equal(jetstream.openConnectionsFor(POST_COLLECTION), 3);
   },
 );
