@@ -138,14 +138,26 @@ export async function releasePass(
 }
 
 /**
- * When the next pass is due after `now` (null: none known). Passes due already but not claimable
- * (switched off, leased elsewhere) and accounts without a pass yet are found by the job's poll.
+ * When the next pass is due after `now`, or a due pass's lease ends (null: none known). Passes due
+ * but switched off, and accounts without a pass yet, are found by the job's poll.
  */
 export async function nextPassAt(db: Db, now: number): Promise<number | null> {
+  // A due pass under a lease (its process may have died) is claimable when the lease ends.
   const row = await db
     .selectFrom('follower_passes')
-    .select((eb) => eb.fn.min('next_at').as('at'))
-    .where('next_at', '>', now)
+    .select((eb) =>
+      eb.fn
+        .min(
+          eb
+            .case()
+            .when(eb.and([eb('next_at', '<=', now), eb('lease_until', '>', now)]))
+            .then(eb.ref('lease_until'))
+            .else(eb.ref('next_at'))
+            .end(),
+        )
+        .as('at'),
+    )
+    .where((eb) => eb.or([eb('next_at', '>', now), eb('lease_until', '>', now)]))
     .executeTakeFirst();
   return row?.at == null ? null : Number(row.at);
 }
