@@ -4,10 +4,8 @@
 // kill lands with pages written and pages to go.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { openStore } from '../../src/storage/store.ts';
 import { startFakeBluesky } from '../../src/simulators/bluesky-server.ts';
-import { startWorker, type ServerProcess } from '../helpers/server-process.ts';
-import { freshStoreUrl } from '../helpers/store-url.ts';
+import { perchProcesses } from '../helpers/perch-processes.ts';
 import { until } from '../stream/harness.ts';
 
 const FANS = 3_000;
@@ -16,17 +14,9 @@ test(
   'a follower pass SIGKILLed halfway resumes from its page cursor and reports nothing twice',
   { timeout: 60_000 },
   async (t) => {
-    const location = await freshStoreUrl();
     const bsky = await startFakeBluesky();
-    const store = await openStore(location.url);
-    const processes: ServerProcess[] = [];
-    t.after(async () => {
-      for (const p of processes) p.child.kill('SIGKILL');
-      await Promise.all(processes.map((p) => p.exited));
-      await store.close();
-      await bsky.close();
-      await location.drop();
-    });
+    const perch = await perchProcesses(t, [bsky]);
+    const { store } = perch;
     const ada = bsky.addUser({ handle: 'ada.bsky.social' });
     const fans = bsky.addFollowers(ada.did, FANS, 'fan');
     // Tracked and resolved, with a finished baseline pass of every fan: the next pass is due now.
@@ -74,8 +64,7 @@ test(
     const came = bsky.addFollowers(ada.did, 7, 'new');
     bsky.setRateLimit('getFollowers', 6, 5_000);
     const env = {
-      DATABASE_URL: location.url,
-      KEY_HASH_SECRET: 'test-secret-0123456789abcdefghijklmnopqrstuvwxyz',
+      ...perch.env,
       TRACK_INTERVAL: '1h',
       TRACK_LEASE: '2s',
       BLUESKY_API_BASE_URL: bsky.url,
@@ -84,8 +73,7 @@ test(
     const pass = () =>
       store.db.selectFrom('follower_passes').selectAll().where('account_id', '=', id).executeTakeFirstOrThrow();
 
-    const first = await startWorker(env);
-    processes.push(first);
+    const first = await perch.start('worker', env);
     await until(async () => Number((await pass()).pages) >= 4, 20_000, 'pages written');
     first.child.kill('SIGKILL');
     await first.exited;
@@ -100,8 +88,7 @@ test(
 
     bsky.setRateLimit('getFollowers', null);
     const askedBefore = bsky.requestsTo('getFollowers').length;
-    const second = await startWorker(env);
-    processes.push(second);
+    await perch.start('worker', env);
     await until(async () => (await pass()).started_at === null, 30_000, 'the pass finished');
     const asked = bsky.requestsTo('getFollowers').slice(askedBefore);
     assert.equal(asked[0]?.query.get('cursor'), killed.cursor, 'resumed at the kept page');

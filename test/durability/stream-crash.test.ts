@@ -7,50 +7,23 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setImmediate as turn } from 'node:timers/promises';
 import { POSTS_STREAM } from '../../src/domain/stream-shards.ts';
-import { openStore } from '../../src/storage/store.ts';
 import { startFakeBluesky } from '../../src/simulators/bluesky-server.ts';
 import { startFakeJetstream } from '../../src/simulators/jetstream-server.ts';
-import { startServer, type ServerProcess } from '../helpers/server-process.ts';
-import { freshStoreUrl } from '../helpers/store-url.ts';
+import { perchProcesses } from '../helpers/perch-processes.ts';
+import { insertStreamedAccounts, publishPost } from '../helpers/streamed-accounts.ts';
 import { until } from '../stream/harness.ts';
 
 const ACCOUNTS = 40;
 const BURST = 4_000;
 
 test('perch SIGKILLed in a burst of post frames stores and announces each post once after its restart', async (t) => {
-  const location = await freshStoreUrl();
   const [bsky, jetstream] = await Promise.all([startFakeBluesky(), startFakeJetstream()]);
-  const store = await openStore(location.url);
-  const processes: ServerProcess[] = [];
-  t.after(async () => {
-    for (const p of processes) p.child.kill('SIGKILL');
-    await Promise.all(processes.map((p) => p.exited));
-    await store.close();
-    await Promise.all([bsky.close(), jetstream.close()]);
-    await location.drop();
-  });
-  // Resolved accounts, not due for an hour: only the stream touches them.
-  const now = Date.now();
+  const perch = await perchProcesses(t, [bsky, jetstream]);
+  const { store } = perch;
   const dids = Array.from({ length: ACCOUNTS }, (_, i) => `did:plc:${String(i).padStart(24, 'k')}`);
-  await store.db
-    .insertInto('accounts')
-    .values(
-      dids.map((did, i) => ({
-        platform: 'bluesky',
-        username: `k${i}.bsky.social`,
-        username_key: `k${i}.bsky.social`,
-        platform_user_id: did,
-        status: 'active',
-        tracked_since: now,
-        next_check_at: now + 3_600_000,
-        created_at: now,
-        updated_at: now,
-      })),
-    )
-    .execute();
+  await insertStreamedAccounts(store, dids, (i) => `k${i}.bsky.social`);
   const env = {
-    DATABASE_URL: location.url,
-    KEY_HASH_SECRET: 'test-secret-0123456789abcdefghijklmnopqrstuvwxyz',
+    ...perch.env,
     TRACKER: 'on',
     TRACK_INTERVAL: '1h',
     BLUESKY_API_BASE_URL: bsky.url,
@@ -62,12 +35,7 @@ test('perch SIGKILLed in a burst of post frames stores and announces each post o
     FOLLOWER_LIST_MAX: '0',
   };
   const publish = (i: number) =>
-    jetstream.commit(dids[i % ACCOUNTS]!, {
-      operation: 'create',
-      collection: 'app.bsky.feed.post',
-      rkey: `3lkill${String(i).padStart(7, '0')}`,
-      record: { $type: 'app.bsky.feed.post', text: `burst post ${i}`, createdAt: new Date().toISOString() },
-    });
+    publishPost(jetstream, dids[i % ACCOUNTS]!, `3lkill${String(i).padStart(7, '0')}`, `burst post ${i}`);
   const count = async (table: 'posts' | 'events') =>
     Number(
       (
@@ -78,8 +46,7 @@ test('perch SIGKILLed in a burst of post frames stores and announces each post o
       ).n,
     );
 
-  const first = await startServer(env);
-  processes.push(first);
+  const first = await perch.start('serve', env);
   await until(() => dids.every((did) => jetstream.wants(did)), 30_000, 'the shard followed');
   // The first post loads the text models; the burst then meets a warm consumer.
   publish(0);
@@ -114,8 +81,7 @@ test('perch SIGKILLed in a burst of post frames stores and announces each post o
   assert.equal(eventsAtKill, postsAtKill, 'each stored post has its event, committed with it');
   await burst;
 
-  const second = await startServer(env);
-  processes.push(second);
+  await perch.start('serve', env);
   await until(async () => (await count('posts')) === BURST, 30_000, 'the whole burst stored after the restart');
   // Replayed frames (the rewind) must have changed nothing: wait until the shard's cursor has
   // passed the last frame, then count.

@@ -5,11 +5,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import { openStore } from '../../src/storage/store.ts';
 import { startFakeX } from '../../src/simulators/x-server.ts';
 import { ADMIN_KEY } from '../helpers/app.ts';
-import { startApi, startWorker, type ServerProcess } from '../helpers/server-process.ts';
-import { dialectName, freshStoreUrl } from '../helpers/store-url.ts';
+import { perchProcesses } from '../helpers/perch-processes.ts';
+import { dialectName } from '../helpers/store-url.ts';
 import { X_TOKEN } from '../helpers/tracker.ts';
 
 const N = 20_000;
@@ -21,16 +20,16 @@ test(
   '3 trackers and 2 API processes on one PostgreSQL share 20,000 accounts within the platform limits, and survive a SIGKILL',
   { skip: dialectName !== 'postgres' && 'scale-out runs on PostgreSQL (TEST_DATABASE_URL)', timeout: 240_000 },
   async (t) => {
-    const location = await freshStoreUrl();
     const x = await startFakeX();
     const users = x.addUsers(N, 'user');
     // Every 50th account has posts, so timelines are read (and limited) too.
     for (let i = 0; i < N; i += 50) x.addPost(users[i]!.id, { text: `hello from ${users[i]!.username}` });
     x.setRateLimit('users_by', LOOKUPS_PER_WINDOW, WINDOW_MS);
     x.setRateLimit('tweets', TIMELINES_PER_WINDOW, WINDOW_MS);
+    const perch = await perchProcesses(t, [x]);
+    const { store } = perch;
     const env = {
-      DATABASE_URL: location.url,
-      KEY_HASH_SECRET: 'test-secret-0123456789abcdefghijklmnopqrstuvwxyz',
+      ...perch.env,
       ADMIN_API_KEY: ADMIN_KEY,
       X_API_BASE_URL: x.url,
       X_BEARER_TOKEN: X_TOKEN,
@@ -40,20 +39,13 @@ test(
       X_DAILY_READ_BUDGET: '1000000',
       LOG_LEVEL: 'info',
     };
-    const processes: ServerProcess[] = [];
-    const store = await openStore(location.url);
-    t.after(async () => {
-      for (const p of processes) p.child.kill('SIGKILL');
-      await Promise.all(processes.map((p) => p.exited));
-      await store.close();
-      await x.close();
-      await location.drop();
-    });
 
-    const [apiA, apiB] = await Promise.all([startApi(env), startApi(env)]);
-    processes.push(apiA!, apiB!);
-    const workers = await Promise.all([startWorker(env), startWorker(env), startWorker(env)]);
-    processes.push(...workers);
+    const [apiA, apiB] = await Promise.all([perch.start('api', env), perch.start('api', env)]);
+    const workers = await Promise.all([
+      perch.start('worker', env),
+      perch.start('worker', env),
+      perch.start('worker', env),
+    ]);
     const owners = await Promise.all(
       workers.map(async (w) => String((await w.waitForLog((line) => line.msg === 'worker started')).owner)),
     );

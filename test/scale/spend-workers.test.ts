@@ -2,14 +2,13 @@
 // never make X bill more than it, and perch's ledger says exactly what X billed.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { openStore } from '../../src/storage/store.ts';
 import { startFakeX } from '../../src/simulators/x-server.ts';
 import { spendRows } from '../../src/storage/spend-repo.ts';
 import { commitImport, planImport } from '../../src/services/import-accounts.ts';
 import { createConfig } from '../../src/config.ts';
 import { systemClock } from '../../src/clock.ts';
-import { startWorker, type ServerProcess } from '../helpers/server-process.ts';
-import { dialectName, freshStoreUrl } from '../helpers/store-url.ts';
+import { perchProcesses } from '../helpers/perch-processes.ts';
+import { dialectName } from '../helpers/store-url.ts';
 import { X_TOKEN } from '../helpers/tracker.ts';
 
 const ACCOUNTS = 600;
@@ -19,12 +18,12 @@ test(
   'three workers on PostgreSQL never exceed a small dollar budget together, and the ledger equals the bill',
   { skip: dialectName !== 'postgres' && 'runs on PostgreSQL (TEST_DATABASE_URL)', timeout: 180_000 },
   async (t) => {
-    const location = await freshStoreUrl();
     const x = await startFakeX();
     const users = x.addUsers(ACCOUNTS, 'payer');
+    const perch = await perchProcesses(t, [x]);
+    const { store } = perch;
     const env = {
-      DATABASE_URL: location.url,
-      KEY_HASH_SECRET: 'test-secret-0123456789abcdefghijklmnopqrstuvwxyz',
+      ...perch.env,
       X_API_BASE_URL: x.url,
       X_BEARER_TOKEN: X_TOKEN,
       BLUESKY_API_BASE_URL: 'http://127.0.0.1:9',
@@ -33,21 +32,15 @@ test(
       // Small batches, so that the three workers reserve against each other many times.
       TRACK_CONCURRENCY: '4',
     };
-    const store = await openStore(location.url);
-    const processes: ServerProcess[] = [];
-    t.after(async () => {
-      for (const p of processes) p.child.kill('SIGKILL');
-      await Promise.all(processes.map((p) => p.exited));
-      await store.close();
-      await x.close();
-      await location.drop();
-    });
-    const config = createConfig({ ...env, DATABASE_URL: location.url });
+    const config = createConfig(env);
     const plan = await planImport(`username\n${users.map((u) => u.username).join('\n')}\n`, config);
     await commitImport(store, plan, { actor: 'test', source: 'test', clock: systemClock });
 
-    const workers = await Promise.all([startWorker(env), startWorker(env), startWorker(env)]);
-    processes.push(...workers);
+    const workers = await Promise.all([
+      perch.start('worker', env),
+      perch.start('worker', env),
+      perch.start('worker', env),
+    ]);
     // Each worker stops when the budget is spent and nothing free is left to re-check.
     await Promise.all(
       workers.map((w) =>

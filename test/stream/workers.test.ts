@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { planShards, POSTS_STREAM } from '../../src/domain/stream-shards.ts';
-import { openStore } from '../../src/storage/store.ts';
 import { startFakeBluesky } from '../../src/simulators/bluesky-server.ts';
 import { startFakeJetstream } from '../../src/simulators/jetstream-server.ts';
-import { startWorker, type ServerProcess } from '../helpers/server-process.ts';
-import { dialectName, freshStoreUrl } from '../helpers/store-url.ts';
+import { perchProcesses } from '../helpers/perch-processes.ts';
+import { dialectName } from '../helpers/store-url.ts';
+import { insertStreamedAccounts, publishPost } from '../helpers/streamed-accounts.ts';
 import { until } from './harness.ts';
 const POST_COLLECTION = 'app.bsky.feed.post';
 
@@ -18,42 +18,15 @@ test(
   'two workers share 3 shards of 25,000 DIDs, one owner each; a SIGKILLed worker’s shards move and nothing is stored or announced twice',
   { skip: dialectName !== 'postgres' && 'shard leases across processes run on PostgreSQL', timeout: 120_000 },
   async (t) => {
-    const location = await freshStoreUrl();
     const [bsky, jetstream] = await Promise.all([startFakeBluesky(), startFakeJetstream()]);
-    const store = await openStore(location.url);
-    const processes: ServerProcess[] = [];
-    t.after(async () => {
-      for (const p of processes) p.child.kill('SIGKILL');
-      await Promise.all(processes.map((p) => p.exited));
-      await store.close();
-      await Promise.all([bsky.close(), jetstream.close()]);
-      await location.drop();
-    });
-    // 25,000 resolved accounts, not due for an hour: only the stream touches them.
-    const now = Date.now();
+    const perch = await perchProcesses(t, [bsky, jetstream]);
+    const { store } = perch;
     const dids = Array.from({ length: N }, (_, i) => `did:plc:${String(i).padStart(24, 'w')}`);
-    for (let at = 0; at < N; at += 2_000)
-      await store.db
-        .insertInto('accounts')
-        .values(
-          dids.slice(at, at + 2_000).map((did, j) => ({
-            platform: 'bluesky',
-            username: `u${at + j}.bsky.social`,
-            username_key: `u${at + j}.bsky.social`,
-            platform_user_id: did,
-            status: 'active',
-            tracked_since: now,
-            next_check_at: now + 3_600_000,
-            created_at: now,
-            updated_at: now,
-          })),
-        )
-        .execute();
+    await insertStreamedAccounts(store, dids, (i) => `u${i}.bsky.social`);
     const plan = planShards(dids);
     assert.equal(plan.length, 3);
     const env = {
-      DATABASE_URL: location.url,
-      KEY_HASH_SECRET: 'test-secret-0123456789abcdefghijklmnopqrstuvwxyz',
+      ...perch.env,
       TRACKER: 'on',
       TRACK_INTERVAL: '1h',
       BLUESKY_API_BASE_URL: bsky.url,
@@ -64,8 +37,7 @@ test(
       // Follower lists are another feature's reads: left out of this test's load.
       FOLLOWER_LIST_MAX: '0',
     };
-    const workers = await Promise.all([startWorker(env), startWorker(env)]);
-    processes.push(...workers);
+    const workers = await Promise.all([perch.start('worker', env), perch.start('worker', env)]);
     const owners = await Promise.all(
       workers.map(async (w) => String((await w.waitForLog((line) => line.msg === 'worker started')).owner)),
     );
@@ -89,13 +61,10 @@ test(
     assert.equal(jetstream.openConnectionsFor(POST_COLLECTION), 3, 'one connection per shard');
 
     let rkey = 0;
-    const publish = (did: string) =>
-      jetstream.commit(did, {
-        operation: 'create',
-        collection: 'app.bsky.feed.post',
-        rkey: `3lpost${String((rkey += 1)).padStart(7, '0')}`,
-        record: { $type: 'app.bsky.feed.post', text: `post ${rkey}`, createdAt: new Date().toISOString() },
-      });
+    const publish = (did: string) => {
+      rkey += 1;
+      return publishPost(jetstream, did, `3lpost${String(rkey).padStart(7, '0')}`, `post ${rkey}`);
+    };
     const counts = async () => {
       const posts = await store.db.selectFrom('posts').select('post_id').execute();
       const events = await store.db.selectFrom('events').select('data').where('type', '=', 'account.posted').execute();
