@@ -6,37 +6,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'kysely';
-import { checkAlertRule } from '../../src/domain/alert-rules.ts';
-import { insertAlertRule } from '../../src/storage/alert-rules-repo.ts';
 import { recentFirings } from '../../src/storage/alert-firings-repo.ts';
-import { listEvents } from '../../src/storage/events-list.ts';
 import { createWebhook } from '../../src/services/webhooks.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createMailer } from '../../src/notify/create-mailer.ts';
-import { trackerWorld, type TrackerWorld } from '../helpers/tracker.ts';
+import { trackerWorld } from '../helpers/tracker.ts';
 import { startSmtpReceiver } from '../notify/smtp-receiver.ts';
+import { addRule, alertEvents, alerts } from './alert-helpers.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-
-let ruleNumber = 0;
-async function addRule(w: TrackerWorld, input: Record<string, unknown>): Promise<string> {
-  const checked = checkAlertRule({ name: `rule ${++ruleNumber}`, ...input });
-  if (!checked.ok) throw new Error(JSON.stringify(checked.errors));
-  const id = `alr_test${ruleNumber}`;
-  await insertAlertRule(w.store.db, { id, definition: checked.value, createdAt: 0, updatedAt: 0 });
-  return id;
-}
-
-/** [rule id, username, value] of every alert so far, in order. */
-async function alerts(w: TrackerWorld) {
-  const events = await listEvents(w.store.db, w.store.caps, { after: 0, limit: 1_000, types: ['alert.triggered'] });
-  return events.map((e) => [
-    (e.data.rule as { id: string }).id,
-    (e.data.account as { username: string }).username,
-    e.data.value,
-  ]);
-}
 
 test('levels and changes fire when they hold, once per cooldown, for the accounts in scope', async (t) => {
   const w = await trackerWorld(t);
@@ -51,6 +30,7 @@ test('levels and changes fire when they hold, once per cooldown, for the account
   });
   const below = await addRule(w, { metric: 'following', condition: { below: 5 }, scope: { platform: 'x' } });
   const rise = await addRule(w, {
+    name: 'Rising',
     metric: 'followers',
     condition: { changePercent: 10, windowHours: 3 },
     scope: { accounts: [(await w.account('x', 'ann')).id] },
@@ -76,14 +56,12 @@ test('levels and changes fire when they hold, once per cooldown, for the account
     [below, 'ann', 3],
     [rise, 'ann', 1_050],
   ]);
-  const event = (await listEvents(w.store.db, w.store.caps, { after: 0, limit: 100, types: ['alert.triggered'] })).find(
-    (e) => (e.data.rule as { id: string }).id === rise,
-  );
+  const event = (await alertEvents(w)).find((e) => (e.data.rule as { id: string }).id === rise);
   assert.deepEqual(
     { ...event?.data, account: undefined },
     {
       account: undefined,
-      rule: { id: rise, name: `rule ${ruleNumber}` },
+      rule: { id: rise, name: 'Rising' },
       metric: 'followers',
       value: 1_050,
       threshold: 10,
@@ -122,7 +100,7 @@ test('an anomaly fires on a spike against a quiet 30-day baseline, not on steady
   w.x.updateUser(grower.id, { followers: 1_000 + 200 * 31 + 7 });
   await tracker.tick();
   assert.deepEqual(await alerts(w), [[rule, 'calm', 1_302]]);
-  const [event] = await listEvents(w.store.db, w.store.caps, { after: 0, limit: 10, types: ['alert.triggered'] });
+  const [event] = await alertEvents(w);
   assert.equal(event?.data.change, 302);
   assert.ok(Number(event?.data.zScore) > 3);
 });

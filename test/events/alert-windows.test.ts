@@ -4,32 +4,11 @@
 // weighed against a month of snapshots.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkAlertRule } from '../../src/domain/alert-rules.ts';
-import { insertAlertRule } from '../../src/storage/alert-rules-repo.ts';
-import { listEvents } from '../../src/storage/events-list.ts';
-import { trackerWorld, type TrackerWorld } from '../helpers/tracker.ts';
+import { trackerWorld } from '../helpers/tracker.ts';
+import { addRule, alerts } from './alert-helpers.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-
-let ruleNumber = 0;
-async function addRule(w: TrackerWorld, input: Record<string, unknown>): Promise<string> {
-  const checked = checkAlertRule({ name: `rule ${++ruleNumber}`, ...input });
-  if (!checked.ok) throw new Error(JSON.stringify(checked.errors));
-  const id = `alr_window${ruleNumber}`;
-  await insertAlertRule(w.store.db, { id, definition: checked.value, createdAt: 0, updatedAt: 0 });
-  return id;
-}
-
-/** [rule id, username, value] of every alert so far, in order. */
-async function alerts(w: TrackerWorld) {
-  const events = await listEvents(w.store.db, w.store.caps, { after: 0, limit: 1_000, types: ['alert.triggered'] });
-  return events.map((e) => [
-    (e.data.rule as { id: string }).id,
-    (e.data.account as { username: string }).username,
-    e.data.value,
-  ]);
-}
 
 test('windows on following and posts compare with their own start; rules asking one question both fire', async (t) => {
   const w = await trackerWorld(t);
