@@ -5,17 +5,13 @@ import { describeCondition, describeScope } from '../domain/alert-words.ts';
 import { createAlertRule, listAlertRuleViews, removeAlertRule } from '../services/alerts.ts';
 import { withServices } from './context.ts';
 import { clean, printJson, shortTime, table } from './output.ts';
+import { addScopeOptions, commaList, scopeOf, type ScopeOptions } from './options.ts';
 
-const list = (value: string): string[] =>
-  value
-    .split(',')
-    .map((v) => v.trim())
-    .filter((v) => v !== '');
 /** A number, or the text as given (so the rule's check names the field instead of guessing). */
 const numeric = (value: string): number | string =>
   value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
 
-interface AddOptions {
+interface AddOptions extends ScopeOptions {
   name: string;
   metric: string;
   above?: string;
@@ -24,9 +20,6 @@ interface AddOptions {
   windowHours?: string;
   anomaly?: string;
   quietDays?: string;
-  tags?: string[];
-  platform?: string;
-  accounts?: string[];
   cooldown?: string;
   recipients?: string[];
   json?: boolean;
@@ -47,15 +40,11 @@ function conditionOf(o: AddOptions): Record<string, unknown> {
 }
 
 async function add(options: AddOptions): Promise<void> {
-  const scope: Record<string, unknown> = {};
-  if (options.tags) scope.tags = options.tags;
-  if (options.platform) scope.platform = options.platform;
-  if (options.accounts) scope.accounts = options.accounts;
   const input = {
     name: options.name,
     metric: options.metric,
     condition: conditionOf(options),
-    scope,
+    scope: scopeOf(options),
     ...(options.cooldown ? { cooldown: options.cooldown } : {}),
     ...(options.recipients ? { recipients: options.recipients } : {}),
   };
@@ -101,7 +90,7 @@ export function registerAlertCommands(program: Command): void {
     .description('list alert rules')
     .option('--json', 'print them as a JSON array (the fields of GET /api/admin/alerts)')
     .action(listAll);
-  alerts
+  const adding = alerts
     .command('add')
     .description('add an alert rule: a metric, one condition, and optionally a scope, cooldown and recipients')
     .requiredOption('--name <text>', 'what the rule is called')
@@ -114,12 +103,10 @@ export function registerAlertCommands(program: Command): void {
       '--anomaly <sensitivity>',
       "fires when the day's change is unusual for the last 30 days (1 rarely … 5 early)",
     )
-    .option('--quiet-days <d>', 'fires when the account has not posted for d days (metric posts)')
-    .option('--tags <tags>', 'only accounts with one of these tags (separated by commas)', list)
-    .option('--platform <platform>', 'only accounts on x or bluesky')
-    .option('--accounts <ids>', 'only these accounts (acc_… ids, separated by commas)', list)
+    .option('--quiet-days <d>', 'fires when the account has not posted for d days (metric posts)');
+  addScopeOptions(adding)
     .option('--cooldown <duration>', 'at most one firing per account within it (default 24h)')
-    .option('--recipients <addresses>', 'e-mail addresses told of each firing (separated by commas)', list)
+    .option('--recipients <addresses>', 'e-mail addresses told of each firing (separated by commas)', commaList)
     .option('--json', 'print the rule as JSON')
     .addHelpText(
       'after',

@@ -7,12 +7,7 @@ import { sendDigestNow } from '../services/digest-send-now.ts';
 import { createDigest, previewDigest, readDigests, removeDigest } from '../services/digests.ts';
 import { withServices } from './context.ts';
 import { clean, printJson, shortTime, table } from './output.ts';
-
-const list = (value: string): string[] =>
-  value
-    .split(',')
-    .map((v) => v.trim())
-    .filter((v) => v !== '');
+import { addScopeOptions, commaList, scopeOf, type ScopeOptions } from './options.ts';
 
 /** Text from the store, line by line made safe for the terminal. */
 const safeLines = (text: string): string =>
@@ -21,28 +16,21 @@ const safeLines = (text: string): string =>
     .map((line) => clean(line))
     .join('\n');
 
-interface AddOptions {
+interface AddOptions extends ScopeOptions {
   name: string;
   timeZone: string;
   recipients: string[];
   schedule?: string;
   at?: string;
-  tags?: string[];
-  platform?: string;
-  accounts?: string[];
   json?: boolean;
 }
 
 async function add(options: AddOptions): Promise<void> {
-  const scope: Record<string, unknown> = {};
-  if (options.tags) scope.tags = options.tags;
-  if (options.platform) scope.platform = options.platform;
-  if (options.accounts) scope.accounts = options.accounts;
   const input = {
     name: options.name,
     timeZone: options.timeZone,
     recipients: options.recipients,
-    scope,
+    scope: scopeOf(options),
     ...(options.schedule ? { schedule: options.schedule } : {}),
     ...(options.at ? { at: options.at } : {}),
   };
@@ -104,17 +92,15 @@ export function registerDigestCommands(program: Command): void {
     .description('list digests')
     .option('--json', 'print them as a JSON array (the fields of GET /api/admin/digests)')
     .action(listAll);
-  digests
+  const adding = digests
     .command('add')
     .description('add a digest: a name, a time zone, recipients, and optionally a schedule, time and scope')
     .requiredOption('--name <text>', 'what the digest is called (its subject)')
     .requiredOption('--time-zone <zone>', 'the IANA time zone of --at, such as Europe/Paris')
-    .requiredOption('--recipients <addresses>', 'e-mail addresses it goes to (separated by commas)', list)
+    .requiredOption('--recipients <addresses>', 'e-mail addresses it goes to (separated by commas)', commaList)
     .option('--schedule <schedule>', 'daily or weekly (Mondays); default daily')
-    .option('--at <hh:mm>', 'the local time it goes out; default 08:00')
-    .option('--tags <tags>', 'only accounts with one of these tags (separated by commas)', list)
-    .option('--platform <platform>', 'only accounts on x or bluesky')
-    .option('--accounts <ids>', 'only these accounts (acc_… ids, separated by commas)', list)
+    .option('--at <hh:mm>', 'the local time it goes out; default 08:00');
+  addScopeOptions(adding)
     .option('--json', 'print the digest as JSON')
     .addHelpText(
       'after',

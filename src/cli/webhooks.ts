@@ -4,12 +4,7 @@ import type { Command } from 'commander';
 import { createWebhook, deliveriesOf, listWebhookViews, sendTestEvent } from '../services/webhooks.ts';
 import { withServices } from './context.ts';
 import { clean, printJson, shortTime, table } from './output.ts';
-
-const list = (value: string): string[] =>
-  value
-    .split(',')
-    .map((v) => v.trim())
-    .filter((v) => v !== '');
+import { commaList } from './options.ts';
 
 async function create(
   url: string,
@@ -80,8 +75,8 @@ export function registerWebhookCommands(program: Command): void {
     .command('create')
     .description('register an endpoint and print its signing secret (shown only this once)')
     .argument('<url>', 'http(s) URL that receives the events')
-    .option('--events <types>', 'event types separated by commas, or * for all', list, ['*'])
-    .option('--tags <tags>', 'only events about accounts with one of these tags (separated by commas)', list)
+    .option('--events <types>', 'event types separated by commas, or * for all', commaList, ['*'])
+    .option('--tags <tags>', 'only events about accounts with one of these tags (separated by commas)', commaList)
     .option('--description <text>', 'a label to recognise it by')
     .option('--json', 'print the result as JSON (the same fields as POST /api/admin/webhooks)')
     .addHelpText(

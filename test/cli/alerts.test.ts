@@ -3,9 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { listAlertRules } from '../../src/storage/alert-rules-repo.ts';
-import { openStore } from '../../src/storage/store.ts';
 import { perch } from '../helpers/cli.ts';
-import { freshStoreUrl, testStoreOptions, type TestStoreUrl } from '../helpers/store-url.ts';
+import { freshStoreUrl, readStore, type TestStoreUrl } from '../helpers/store-url.ts';
 
 describe('perch alerts', () => {
   let store: TestStoreUrl;
@@ -54,11 +53,6 @@ describe('perch alerts', () => {
     const removed = await perch(['alerts', 'remove', rule.id], env);
     assert.equal(removed.code, 0, removed.stderr);
     assert.match(removed.stdout, new RegExp(`Deleted alert rule ${rule.id}`));
-    const opened = await openStore(store.url, testStoreOptions);
-    try {
-      assert.deepEqual(await listAlertRules(opened.db), []);
-    } finally {
-      await opened.close();
-    }
+    assert.deepEqual(await readStore(store.url, (opened) => listAlertRules(opened.db)), []);
   });
 });

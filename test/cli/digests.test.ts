@@ -3,9 +3,8 @@
 // refuses without SMTP_URL and otherwise queues what the preview shows. (Few runs: each starts Node.)
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { openStore } from '../../src/storage/store.ts';
 import { perch } from '../helpers/cli.ts';
-import { freshStoreUrl, testStoreOptions, type TestStoreUrl } from '../helpers/store-url.ts';
+import { freshStoreUrl, readStore, type TestStoreUrl } from '../helpers/store-url.ts';
 
 describe('perch digests', () => {
   let store: TestStoreUrl;
@@ -73,8 +72,7 @@ describe('perch digests', () => {
     assert.equal(removed.code, 0, removed.stderr);
     assert.match(removed.stdout, new RegExp(`Deleted digest ${digest.id}`));
 
-    const opened = await openStore(store.url, testStoreOptions);
-    try {
+    await readStore(store.url, async (opened) => {
       const mail = await opened.db.selectFrom('mail_outbox').selectAll().execute();
       assert.deepEqual(
         mail.map((m) => [Number(m.id), m.kind, m.ref, m.status, JSON.parse(m.recipients), m.subject]),
@@ -83,8 +81,6 @@ describe('perch digests', () => {
       // Not one of the periodic sends: the scheduled one would still have gone out.
       assert.deepEqual(await opened.db.selectFrom('digest_sends').selectAll().execute(), []);
       assert.deepEqual(await opened.db.selectFrom('digests').selectAll().execute(), []);
-    } finally {
-      await opened.close();
-    }
+    });
   });
 });

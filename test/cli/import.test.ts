@@ -10,9 +10,8 @@ import type { FastifyInstance } from 'fastify';
 import { createConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { composeApp } from '../../src/compose.ts';
-import { openStore } from '../../src/storage/store.ts';
 import { perch, SECRET } from '../helpers/cli.ts';
-import { freshStoreUrl, type TestStoreUrl } from '../helpers/store-url.ts';
+import { freshStoreUrl, readStore, type TestStoreUrl } from '../helpers/store-url.ts';
 
 const ADMIN_KEY = 'test-admin-key-0123456789abcdefghijklmnop';
 
@@ -65,21 +64,14 @@ describe('perch import', () => {
     );
     assert.equal(result.stderr, '', 'no progress bar when stderr is not a terminal');
 
-    const check = await openStore(store.url);
-    try {
-      const rows = await check.db
-        .selectFrom('accounts')
-        .select(['platform', 'username', 'note'])
-        .orderBy('username')
-        .execute();
-      assert.deepEqual(rows, [
-        { platform: 'x', username: 'alice', note: null },
-        { platform: 'x', username: 'bob', note: null },
-        { platform: 'x', username: 'jack', note: 'founder' },
-      ]);
-    } finally {
-      await check.close();
-    }
+    const rows = await readStore(store.url, (check) =>
+      check.db.selectFrom('accounts').select(['platform', 'username', 'note']).orderBy('username').execute(),
+    );
+    assert.deepEqual(rows, [
+      { platform: 'x', username: 'alice', note: null },
+      { platform: 'x', username: 'bob', note: null },
+      { platform: 'x', username: 'jack', note: 'founder' },
+    ]);
   });
 
   it('streams a file to a running server with --url and prints its report', async () => {

@@ -73,3 +73,13 @@ export async function freshStores(t: TestContext, count = 1): Promise<Store[]> {
   });
   return stores;
 }
+
+/** Opens the store at `url` (written by another process) for `read`, and closes it again. */
+export async function readStore<T>(url: string, read: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(url, testStoreOptions);
+  try {
+    return await read(store);
+  } finally {
+    await store.close();
+  }
+}
