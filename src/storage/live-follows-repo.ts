@@ -15,6 +15,14 @@ export interface LiveFollow {
   timeUs: number;
 }
 
+/** The follow record of (follower DID, rkey), for an update. */
+const followRecord = (db: Db, followerDid: string, rkey: string) =>
+  db.updateTable('follow_records').where('follower_did', '=', followerDid).where('rkey', '=', rkey);
+
+/** The follower row of (account, follower DID), for an update. */
+const followerRow = (db: Db, accountId: number, followerDid: string) =>
+  db.updateTable('followers').where('account_id', '=', accountId).where('follower_id', '=', followerDid);
+
 async function runningPass(db: Db, accountId: number): Promise<number | null> {
   const row = await db
     .selectFrom('follower_passes')
@@ -45,10 +53,7 @@ export async function followMade(db: Db, follow: LiveFollow, accountId: number, 
     .where('account_id', '=', accountId)
     .where('follower_id', '=', followerDid)
     .executeTakeFirst();
-  const follower = db
-    .updateTable('followers')
-    .where('account_id', '=', accountId)
-    .where('follower_id', '=', followerDid);
+  const follower = followerRow(db, accountId, followerDid);
   if (row && row.first_seen !== null && row.gone_at === null) {
     if (passId !== null) await follower.set({ seen_pass: passId }).execute();
     return false;
@@ -77,12 +82,7 @@ export async function followMade(db: Db, follow: LiveFollow, accountId: number, 
         pass_handle: null,
       })
       .execute();
-  await db
-    .updateTable('follow_records')
-    .set({ gained_at: now, pending: 1 })
-    .where('follower_did', '=', followerDid)
-    .where('rkey', '=', rkey)
-    .execute();
+  await followRecord(db, followerDid, rkey).set({ gained_at: now, pending: 1 }).execute();
   return true;
 }
 
@@ -92,8 +92,6 @@ export async function followMade(db: Db, follow: LiveFollow, accountId: number, 
  */
 export async function followUndone(db: Db, follow: LiveFollow, now: number): Promise<number | null> {
   const { followerDid, rkey, timeUs } = follow;
-  const record = () =>
-    db.updateTable('follow_records').where('follower_did', '=', followerDid).where('rkey', '=', rkey);
   const seen = await db
     .selectFrom('follow_records')
     .select('account_id')
@@ -103,7 +101,7 @@ export async function followUndone(db: Db, follow: LiveFollow, now: number): Pro
     .executeTakeFirst();
   if (!seen) return null;
   const accountId = Number(seen.account_id);
-  await record().set({ deleted_us: timeUs }).execute();
+  await followRecord(db, followerDid, rkey).set({ deleted_us: timeUs }).execute();
   const another = await db
     .selectFrom('follow_records')
     .select('rkey')
@@ -112,16 +110,13 @@ export async function followUndone(db: Db, follow: LiveFollow, now: number): Pro
     .where('deleted_us', 'is', null)
     .executeTakeFirst();
   if (another) return null;
-  const gone = await db
-    .updateTable('followers')
+  const gone = await followerRow(db, accountId, followerDid)
     .set({ gone_at: now, seen_pass: 0 })
-    .where('account_id', '=', accountId)
-    .where('follower_id', '=', followerDid)
     .where('first_seen', 'is not', null)
     .where('gone_at', 'is', null)
     .executeTakeFirst();
   if (Number(gone.numUpdatedRows) === 0) return null;
-  await record().set({ lost_at: now, pending: 1 }).execute();
+  await followRecord(db, followerDid, rkey).set({ lost_at: now, pending: 1 }).execute();
   return accountId;
 }
 
