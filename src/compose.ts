@@ -25,6 +25,7 @@ import type { Mailer } from './notify/mailer.ts';
 import type { BlueskyStream } from './stream/bluesky-stream.ts';
 import type { FollowStream } from './stream/follow-stream.ts';
 import type { DigestScheduler } from './notify/digest-scheduler.ts';
+import { backgroundOf, type Background } from './background.ts';
 import { systemClock, type Clock, type SleepingClock } from './clock.ts';
 import { readSpend } from './services/spend.ts';
 
@@ -44,7 +45,7 @@ export interface ComposeOptions {
 /**
  * Builds everything the app needs from the configuration. With role `worker`, or `serve` and
  * TRACKER on, it also builds the tracker, but does not start it (runServer does; tests drive it by hand).
- * Closing the app stops the tracker and closes the store.
+ * Closing the app stops its background parts (`background`, which runServer starts) and closes the store.
  */
 export async function composeApp(
   config: Config,
@@ -60,6 +61,7 @@ export async function composeApp(
   stream: BlueskyStream | null;
   followStream: FollowStream | null;
   digestScheduler: DigestScheduler | null;
+  background: Background;
 }> {
   const clock = options.clock ?? systemClock;
   const store = await openStore(config.databaseUrl, {
@@ -188,20 +190,24 @@ export async function composeApp(
             options.logger,
           );
     const retention = startRetention(store, config.retention, clock, options.logger);
+    const background = backgroundOf([tracker, deliverer, mailer, stream, followStream, digestScheduler]);
     app.addHook('onClose', async () => {
-      await Promise.all([
-        tracker?.stop(),
-        deliverer?.stop(),
-        digestScheduler?.stop(),
-        mailer?.stop(),
-        stream?.stop(),
-        followStream?.stop(),
-        metricsApp?.close(),
-        retention.stop(),
-      ]);
+      await Promise.all([background.stop(), metricsApp?.close(), retention.stop()]);
       await store.close();
     });
-    return { app, deps, firstAdminKey, tracker, metricsApp, deliverer, mailer, stream, followStream, digestScheduler };
+    return {
+      app,
+      deps,
+      firstAdminKey,
+      tracker,
+      metricsApp,
+      deliverer,
+      mailer,
+      stream,
+      followStream,
+      digestScheduler,
+      background,
+    };
   } catch (error) {
     await store.close();
     throw error;

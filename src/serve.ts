@@ -15,11 +15,7 @@ import { announceServer, localUrl } from './services/running-server.ts';
  */
 export async function runServer(config: Config, role: Role): Promise<void> {
   const logger = createLogger(config.logLevel);
-  const { app, firstAdminKey, tracker, metricsApp, deliverer, mailer, stream, followStream, digestScheduler } =
-    await composeApp(config, {
-      logger,
-      role,
-    });
+  const { app, firstAdminKey, tracker, metricsApp, background } = await composeApp(config, { logger, role });
   if (firstAdminKey !== null) {
     // Never sent to the logger: on a terminal it is printed; otherwise it goes to an owner-only file.
     deliverFirstAdminKey(firstAdminKey, {
@@ -37,25 +33,12 @@ export async function runServer(config: Config, role: Role): Promise<void> {
       withdraw = announceServer(config.dataDir, localUrl(config.host, address.port));
   } else if (config.workerPort !== null) await app.listen({ port: config.workerPort, host: config.host });
   await metricsApp?.listen({ port: config.metricsPort ?? 0, host: config.host });
-  tracker?.start();
-  deliverer?.start();
-  mailer?.start();
-  stream?.start();
-  followStream?.start();
-  digestScheduler?.start();
+  background.start();
   if (role === 'worker' && tracker) logger.info({ owner: tracker.owner }, 'worker started');
   onSignals(logger, config.shutdownTimeoutMs, async () => {
     withdraw();
     // The tracker stops claiming at once and finishes (or releases) its batches while HTTP drains.
-    await Promise.all([
-      tracker?.stop(),
-      deliverer?.stop(),
-      digestScheduler?.stop(),
-      mailer?.stop(),
-      stream?.stop(),
-      followStream?.stop(),
-      app.close(),
-    ]);
+    await Promise.all([background.stop(), app.close()]);
   });
 }
 
