@@ -7,6 +7,12 @@ import { PlatformError, type LookupOutcome, type PlatformUser } from '../../src/
 import { startFakeX, type FakeXOptions } from '../../src/simulators/x-server.ts';
 
 const START = Date.parse('2025-03-01T12:00:00.000Z');
+/** X's answer to a batch it refuses without naming the value at fault. */
+const VAGUE_400 = JSON.stringify({
+  title: 'Invalid Request',
+  detail: 'One or more parameters to your request was invalid.',
+  type: 'https://api.twitter.com/2/problems/invalid-request',
+});
 
 async function setup(t: TestContext, fakeOptions: FakeXOptions = {}, clientOptions: Partial<XClientOptions> = {}) {
   let now = START;
@@ -160,12 +166,7 @@ describe('X lookups', () => {
   test('a 400 that names no value splits the batch until the bad name is alone', async (t) => {
     const { fake, client } = await setup(t);
     for (const name of ['n1', 'n2', 'n3', 'n4']) fake.addUser({ username: name });
-    const vague = JSON.stringify({
-      title: 'Invalid Request',
-      detail: 'One or more parameters to your request was invalid.',
-      type: 'https://api.twitter.com/2/problems/invalid-request',
-    });
-    fake.faults.inject({ kind: 'status', status: 400, body: vague }, 1, '/2/users/by');
+    fake.faults.inject({ kind: 'status', status: 400, body: VAGUE_400 }, 1, '/2/users/by');
     const result = await client.lookupByUsernames(['n1', 'n2', 'n3', 'n4']);
     assert.deepEqual(
       [...result.value.values()].map((o) => o.kind),
@@ -177,7 +178,7 @@ describe('X lookups', () => {
     );
 
     fake.resetStats();
-    fake.faults.inject({ kind: 'status', status: 400, body: vague }, 1, '/2/users/by');
+    fake.faults.inject({ kind: 'status', status: 400, body: VAGUE_400 }, 1, '/2/users/by');
     assert.equal((await client.lookupByUsernames(['n1'])).value.get('n1')?.kind, 'invalid');
   });
 
@@ -452,12 +453,7 @@ describe('X rate limits and failures', () => {
   test('a failure after earlier requests of the same call still reports their reads, and a lookup keeps what they learnt', async (t) => {
     const { fake, client } = await setup(t);
     for (const name of ['n1', 'n2', 'n3', 'n4']) fake.addUser({ username: name });
-    const vague = JSON.stringify({
-      title: 'Invalid Request',
-      detail: 'One or more parameters to your request was invalid.',
-      type: 'https://api.twitter.com/2/problems/invalid-request',
-    });
-    fake.faults.inject({ kind: 'status', status: 400, body: vague }, 1, '/2/users/by');
+    fake.faults.inject({ kind: 'status', status: 400, body: VAGUE_400 }, 1, '/2/users/by');
     // The 400 takes no slot of the window; the first half does, so the second half gets a 429.
     // What the earlier requests learnt is kept; the rest is unknown (asked again at its next check).
     fake.setRateLimit('users_by', 1);
