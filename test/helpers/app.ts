@@ -32,6 +32,12 @@ export interface TestApp {
   firstAdminKey: string | null;
   /** The app's own tracker (built, not started), or null with TRACKER=off. */
   tracker: Tracker | null;
+  /** Calls the API with the admin key. */
+  admin(
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    url: string,
+    payload?: unknown,
+  ): Promise<{ statusCode: number; json: () => any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
   /** Creates a key through the API and returns its plaintext and id. */
   createKey(role: 'app' | 'admin', extra?: Record<string, unknown>): Promise<{ apiKey: string; id: string }>;
 }
@@ -83,6 +89,15 @@ export async function build(
     storeDir: store.dir,
     firstAdminKey,
     tracker,
+    async admin(method, url, payload) {
+      const response = await app.inject({
+        method,
+        url,
+        headers: { 'x-api-key': ADMIN_KEY },
+        ...(payload === undefined ? {} : { payload: payload as object }),
+      });
+      return { statusCode: response.statusCode, json: () => response.json() };
+    },
     async createKey(role, extra = {}) {
       const response = await app.inject({
         method: 'POST',

@@ -12,7 +12,7 @@ import { findAccountRowId } from '../../src/storage/accounts-repo.ts';
 import { recordEvents } from '../../src/storage/events-repo.ts';
 import { upsertSnapshots } from '../../src/storage/history-repo.ts';
 import type { Store } from '../../src/storage/store.ts';
-import { ADMIN_KEY, build, type TestApp } from '../helpers/app.ts';
+import { build, type TestApp } from '../helpers/app.ts';
 import { startSmtpReceiver, type SmtpReceiver } from './smtp-receiver.ts';
 
 export const HOUR = 3_600_000;
@@ -23,11 +23,6 @@ export interface DigestWorld extends TestApp {
   scheduler: DigestScheduler;
   /** A scheduler and sender of another process on the same store. */
   secondProcess(store?: Store): { scheduler: DigestScheduler; mailer: Mailer };
-  api(
-    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
-    url: string,
-    payload?: unknown,
-  ): Promise<{ statusCode: number; json: () => any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
   rowId(username: string): Promise<number>;
   /** Hourly snapshots from `from` to `to` (inclusive), followers and posts given by hour index since `from`. */
   snapshots(
@@ -60,23 +55,13 @@ export async function digestWorld(t: TestContext, csv: string, start: number): P
     return { mailer, scheduler };
   };
   const mine = processOn(h.deps.store);
-  const api: DigestWorld['api'] = async (method, url, payload) => {
-    const response = await h.app.inject({
-      method,
-      url,
-      headers: { 'x-api-key': ADMIN_KEY },
-      ...(payload === undefined ? {} : { payload: payload as object }),
-    });
-    return { statusCode: response.statusCode, json: () => response.json() };
-  };
-  const inserted = await api('POST', '/api/admin/insert', { file: csv });
+  const inserted = await h.admin('POST', '/api/admin/insert', { file: csv });
   assert.equal(inserted.statusCode, 200);
   return {
     ...h,
     smtp,
     ...mine,
     secondProcess: (store = h.deps.store) => processOn(store),
-    api,
     async rowId(username) {
       const id = await findAccountRowId(h.deps.store.db, { platform: 'x', key: username.toLowerCase() });
       assert.ok(id !== null);

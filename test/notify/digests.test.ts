@@ -41,7 +41,7 @@ async function pressWorld(t: TestContext) {
   await w.snapshots(bob!, FROM, TO, (h) => 5000 - 5 * h);
   await w.snapshots(cyd!, FROM, TO, () => 300);
   await w.snapshots(dan!, FROM, TO, (h) => 10 + 100 * h);
-  const created = await w.api('POST', '/api/admin/digests', DIGEST);
+  const created = await w.admin('POST', '/api/admin/digests', DIGEST);
   assert.equal(created.statusCode, 201, JSON.stringify(created.json()));
   return { ...w, ids: { ada: ada!, bob: bob!, cyd: cyd!, dan: dan! }, digest: created.json() };
 }
@@ -115,7 +115,7 @@ test('a daily digest at 08:00 Europe/Paris goes out once per period across the D
   assert.doesNotMatch(html, /<img|<script|<link|<style|class=|https?:\/\/(?!www\.w3)/);
   assert.equal(mail.headers.get('x-perch-kind'), 'digest');
 
-  const sends = await w.api('GET', `/api/admin/digests/${w.digest.id}/sends`);
+  const sends = await w.admin('GET', `/api/admin/digests/${w.digest.id}/sends`);
   assert.deepEqual(
     sends
       .json()
@@ -125,7 +125,7 @@ test('a daily digest at 08:00 Europe/Paris goes out once per period across the D
       ['2026-10-23T06:00:00.000Z', '2026-10-24T06:00:00.000Z', false],
     ],
   );
-  const log = await w.api('GET', '/api/admin/mail');
+  const log = await w.admin('GET', '/api/admin/mail');
   assert.deepEqual(
     log.json().data.map((a: { outcome: string; kind: string }) => [a.kind, a.outcome]),
     [
@@ -187,7 +187,7 @@ test('a send missed while perch was down goes out when it is back, marked late, 
 
 test('bad input is a field-level 400 and changes nothing; preview renders the next digest now', async (t) => {
   const w = await pressWorld(t);
-  const bad = await w.api('POST', '/api/admin/digests', {
+  const bad = await w.admin('POST', '/api/admin/digests', {
     ...DIGEST,
     timeZone: 'Europe/Atlantis',
     at: '8am',
@@ -202,26 +202,26 @@ test('bad input is a field-level 400 and changes nothing; preview renders the ne
       .sort(),
     ['body/at', 'body/recipients/1', 'body/schedule', 'body/timeZone'],
   );
-  const patch = await w.api('PATCH', `/api/admin/digests/${w.digest.id}`, { at: '25:00', name: 'Renamed' });
+  const patch = await w.admin('PATCH', `/api/admin/digests/${w.digest.id}`, { at: '25:00', name: 'Renamed' });
   assert.equal(patch.statusCode, 400);
   assert.deepEqual(
     patch.json().errors.map((e: { field: string }) => e.field),
     ['body/at'],
   );
-  const list = await w.api('GET', '/api/admin/digests');
+  const list = await w.admin('GET', '/api/admin/digests');
   assert.equal(list.json().data.length, 1);
   assert.equal(list.json().data[0].name, 'Press morning', 'the bad change changed nothing');
-  assert.equal((await w.api('GET', '/api/admin/digests/dgst_nope')).statusCode, 404);
+  assert.equal((await w.admin('GET', '/api/admin/digests/dgst_nope')).statusCode, 404);
 
-  const changed = await w.api('PATCH', `/api/admin/digests/${w.digest.id}`, { schedule: 'weekly', at: '09:30' });
+  const changed = await w.admin('PATCH', `/api/admin/digests/${w.digest.id}`, { schedule: 'weekly', at: '09:30' });
   assert.equal(changed.statusCode, 200);
   assert.equal(changed.json().nextSendAt, '2026-10-26T08:30:00.000Z', 'Monday 09:30 Paris, winter time');
   w.clock.current = SAT_0800 + HOUR;
-  const preview = await w.api('GET', `/api/admin/digests/${w.digest.id}/preview`);
+  const preview = await w.admin('GET', `/api/admin/digests/${w.digest.id}/preview`);
   assert.equal(preview.statusCode, 200);
   assert.equal(preview.json().periodEnd, '2026-10-26T08:30:00.000Z');
   assert.match(preview.json().text, /@ada \(x\)/);
   assert.match(preview.json().html, /^<!doctype html>/);
-  assert.equal((await w.api('DELETE', `/api/admin/digests/${w.digest.id}`)).statusCode, 200);
-  assert.equal((await w.api('GET', '/api/admin/digests')).json().data.length, 0);
+  assert.equal((await w.admin('DELETE', `/api/admin/digests/${w.digest.id}`)).statusCode, 200);
+  assert.equal((await w.admin('GET', '/api/admin/digests')).json().data.length, 0);
 });

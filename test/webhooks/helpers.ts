@@ -5,16 +5,10 @@ import type { Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createDeliverer } from '../../src/webhooks/create-deliverer.ts';
 import type { Deliverer } from '../../src/webhooks/deliverer.ts';
-import { ADMIN_KEY, build, type TestApp } from '../helpers/app.ts';
+import { build, type TestApp } from '../helpers/app.ts';
 
 export interface WebhookWorld extends TestApp {
   deliverer: Deliverer;
-  /** Calls the admin API. */
-  admin(
-    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
-    url: string,
-    payload?: unknown,
-  ): Promise<{ statusCode: number; json: () => any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
   createWebhook(body: Record<string, unknown>): Promise<{ id: string; secret: string }>;
 }
 
@@ -31,21 +25,11 @@ export async function webhookWorld(
   const deliverer = createDeliverer(h.config, h.deps.store, createLogger('silent'), h.deps.keyHashSecret, {
     clock: { now: h.clock.now, sleep: async () => {} },
   });
-  const admin: WebhookWorld['admin'] = async (method, url, payload) => {
-    const response = await h.app.inject({
-      method,
-      url,
-      headers: { 'x-api-key': ADMIN_KEY },
-      ...(payload === undefined ? {} : { payload: payload as object }),
-    });
-    return { statusCode: response.statusCode, json: () => response.json() };
-  };
   return {
     ...h,
     deliverer,
-    admin,
     async createWebhook(body) {
-      const response = await admin('POST', '/api/admin/webhooks', body);
+      const response = await h.admin('POST', '/api/admin/webhooks', body);
       if (response.statusCode !== 201) throw new Error(`webhook creation failed: ${JSON.stringify(response.json())}`);
       return response.json();
     },
