@@ -13,6 +13,13 @@ import type { RequestCounter } from '../limits/request-counter.ts';
 import type { Place } from '../limits/request-blocks.ts';
 import { addHookToRoutes } from './route-hooks.ts';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** false: the route is not counted against the caller's limit (health, metrics, docs, assets). */
+    rateLimit?: false;
+  }
+}
+
 export interface RequestLimitOptions {
   max: number;
   windowMs: number;
@@ -33,7 +40,7 @@ export function registerRequestLimit(app: FastifyInstance, { max, windowMs, coun
   };
   const hook: onRequestHookHandler = (request: FastifyRequest, reply, done) => {
     // Read at request time: a plugin's own onRoute hook (docs) may opt its routes out after this saw them.
-    if ((request.routeOptions.config as { rateLimit?: unknown }).rateLimit === false) return done();
+    if (request.routeOptions.config.rateLimit === false) return done();
     const bucket = request.principal?.keyId ?? clientKey(request.ip);
     // A count that fails lets the request through (limits/request-counter.ts says why).
     const unavailable = (error: unknown) => {

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { formatApiKey } from '../../src/domain/api-key-format.ts';
-import { sharedRateLimitStore, STALL_MS } from '../../src/limits/request-counter.ts';
+import { sharedRequestCounter, STALL_MS } from '../../src/limits/request-counter.ts';
 import { createLogger } from '../../src/logger.ts';
 import { countHits, recordAuthFailure, windowStartOf } from '../../src/storage/api-limits-repo.ts';
 import type { Kysely } from 'kysely';
@@ -21,25 +21,12 @@ const badKey = () => formatApiKey(randomBytes(32));
 /** The client address of injected requests. */
 const CLIENT = '127.0.0.1';
 
-/** The plugin calls incr with the window and the limit too (its typings leave them out). */
-type Counter = {
-  incr(
-    key: string,
-    callback: (error: Error | null, result?: { current: number; ttl: number }) => void,
-    timeWindow: number,
-    max: number,
-  ): void;
-};
-
 /** Two processes' counters on one store, at a fixed moment; `incr(process, key, max)` counts one request. */
 function twoProcesses(db: Kysely<Database>) {
   const log = createLogger('silent', { pretty: false });
   const clock = { now: () => Date.parse('2026-11-23T12:00:30Z') };
-  const processes = [0, 1].map(() => new (sharedRateLimitStore({ db, clock, log }))({}) as unknown as Counter);
-  return (process: number, key: string, max: number) =>
-    new Promise<{ current: number; ttl: number }>((resolve, reject) =>
-      processes[process]!.incr(key, (error, result) => (error ? reject(error) : resolve(result!)), 60_000, max),
-    );
+  const processes = [0, 1].map(() => sharedRequestCounter({ db, clock, log }));
+  return async (process: number, key: string, max: number) => processes[process]!.place(key, 60_000, max);
 }
 
 describe('shared limits', () => {
