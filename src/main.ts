@@ -50,7 +50,8 @@ program
   .description('bring the database schema up to date, then exit')
   .action(async () => {
     const config = loadConfig();
-    const store = await openStore(config.databaseUrl);
+    // Behind a transaction-mode pooler the migrations, too, run without named statements.
+    const store = await openStore(config.databaseUrl, { preparedStatements: config.preparedStatements });
     await store.close();
     process.stdout.write('schema is up to date\n');
   });
