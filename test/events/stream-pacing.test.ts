@@ -141,12 +141,7 @@ test('a cursor past the newest event is moved to it: the stream sends what is wr
     });
   });
   await new Promise<void>((resolve) => socket.once('data', () => resolve()));
-  const imported = await h.app.inject({
-    method: 'POST',
-    url: '/api/admin/insert',
-    headers: { 'x-api-key': ADMIN_KEY },
-    payload: { file: 'username\nforged\n' },
-  });
+  const imported = await h.admin('POST', '/api/admin/insert', { file: 'username\nforged\n' });
   assert.equal(imported.statusCode, 200, imported.body);
   assert.equal((JSON.parse(await received) as { type: string }).type, 'import.completed');
 });

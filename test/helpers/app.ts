@@ -37,7 +37,7 @@ export interface TestApp {
     method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
     url: string,
     payload?: unknown,
-  ): Promise<{ statusCode: number; json: () => any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  ): Promise<{ statusCode: number; body: string; json: () => any }>; // eslint-disable-line @typescript-eslint/no-explicit-any
   /** Creates a key through the API and returns its plaintext and id. */
   createKey(role: 'app' | 'admin', extra?: Record<string, unknown>): Promise<{ apiKey: string; id: string }>;
 }
@@ -96,7 +96,7 @@ export async function build(
         headers: { 'x-api-key': ADMIN_KEY },
         ...(payload === undefined ? {} : { payload: payload as object }),
       });
-      return { statusCode: response.statusCode, json: () => response.json() };
+      return { statusCode: response.statusCode, body: response.body, json: () => response.json() };
     },
     async createKey(role, extra = {}) {
       const response = await app.inject({

@@ -9,12 +9,7 @@ const admin = { 'x-api-key': ADMIN_KEY };
 async function setUp(t: Parameters<typeof build>[0]): Promise<TestApp> {
   const test = await build(t);
   const file = 'username,platform,tags\nann,x,vip\nandy,x,vip;press\nbob,x,\ncat.bsky.social,bluesky,vip\n';
-  const imported = await test.app.inject({
-    method: 'POST',
-    url: '/api/admin/insert',
-    headers: admin,
-    payload: { file },
-  });
+  const imported = await test.admin('POST', '/api/admin/insert', { file });
   assert.equal(imported.statusCode, 200, imported.body);
   const paused = await test.app.inject({
     method: 'PATCH',

@@ -159,11 +159,8 @@ test('a stored column not in the expected form is answered through the serialize
 test('many lookups at once each get their own account, whatever else is asked beside them', async (t) => {
   const api = await build(t);
   const names = Array.from({ length: 80 }, (_, i) => `reader${i}`);
-  const insert = await api.app.inject({
-    method: 'POST',
-    url: '/api/admin/insert',
-    headers: admin,
-    payload: { file: `username,tags\n${names.map((n, i) => `${n},t${i}`).join('\n')}\n` },
+  const insert = await api.admin('POST', '/api/admin/insert', {
+    file: `username,tags\n${names.map((n, i) => `${n},t${i}`).join('\n')}\n`,
   });
   assert.equal(insert.statusCode, 200, insert.body);
   const stopped = await api.app.inject({ method: 'DELETE', url: '/api/admin/accounts/x/reader3', headers: admin });

@@ -98,12 +98,7 @@ test('admin only; unknown ids are 404', async (t) => {
 test('a rule is created, fires at a check, shows when it fired, is changed and deleted', async (t) => {
   const { x, api, call } = await world(t);
   x.addUser({ username: 'ann', followers: 2_000 });
-  const insert = await api.app.inject({
-    method: 'POST',
-    url: '/api/admin/insert',
-    headers: admin,
-    payload: { file: 'username,tags\nann,news\n' },
-  });
+  const insert = await api.admin('POST', '/api/admin/insert', { file: 'username,tags\nann,news\n' });
   assert.equal(insert.statusCode, 200, insert.body);
   const ann = (await api.app.inject({ method: 'GET', url: '/api/accounts/x/ann', headers: admin })).json();
   const created = await call('POST', '/api/admin/alerts', {

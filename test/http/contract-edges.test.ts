@@ -147,12 +147,7 @@ describe('HTTP contract edges', () => {
       assert.equal(response.json().code, 'invalid_username');
       assert.match(response.json().detail, /is a page of X, not a profile/);
     }
-    const upload = await test.app.inject({
-      method: 'POST',
-      url: '/api/admin/insert',
-      headers: admin,
-      payload: { file: 'https://x.com/home\nx.com/explore\njack\n' },
-    });
+    const upload = await test.admin('POST', '/api/admin/insert', { file: 'https://x.com/home\nx.com/explore\njack\n' });
     assert.equal(upload.statusCode, 200, upload.body);
     assert.equal(upload.json().inserted, 1);
     assert.deepEqual(

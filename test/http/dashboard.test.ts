@@ -153,12 +153,7 @@ describe('dashboard sessions', () => {
 
   it('refuses a form without its CSRF token, and an app key acting, changing nothing', async (t) => {
     const test = await build(t);
-    await test.app.inject({
-      method: 'POST',
-      url: '/api/admin/insert',
-      headers: { 'x-api-key': ADMIN_KEY },
-      payload: { file: 'jack\n' },
-    });
+    await test.admin('POST', '/api/admin/insert', { file: 'jack\n' });
     const { cookie } = await signIn(test, ADMIN_KEY);
     const csrf = await csrfOf(test, cookie);
     const missing = await test.app.inject({

@@ -10,12 +10,7 @@ const cursor = (parts: unknown[]) => Buffer.from(JSON.stringify(parts)).toString
 describe('hostile input', () => {
   it('refuses forged cursors and control characters in filters with 400', async (t) => {
     const test = await build(t);
-    await test.app.inject({
-      method: 'POST',
-      url: '/api/admin/insert',
-      headers: admin,
-      payload: { file: 'jack\nalice\n' },
-    });
+    await test.admin('POST', '/api/admin/insert', { file: 'jack\nalice\n' });
     const urls = [
       `/api/?sort=-followers&cursor=${cursor(['-followers', 'abc', 3])}`,
       `/api/?sort=-followers&cursor=${cursor(['-followers', 1.5, 3])}`,
@@ -95,12 +90,7 @@ describe('hostile input', () => {
       payload: { paused: true },
     });
     await test.app.inject({ method: 'DELETE', url: '/api/admin/accounts/x/jack', headers: admin });
-    const again = await test.app.inject({
-      method: 'POST',
-      url: '/api/admin/insert',
-      headers: admin,
-      payload: { file: 'jack\n' },
-    });
+    const again = await test.admin('POST', '/api/admin/insert', { file: 'jack\n' });
     assert.equal(again.json().reactivated, 1);
     const jack = (await test.app.inject({ method: 'GET', url: '/api/?username=jack', headers: admin })).json();
     assert.equal(jack.status, 'pending');

@@ -66,12 +66,7 @@ describe('the Overview: top movers and followers over time', () => {
     x.addUser({ username: 'dee', followers: 80 });
     const test = await build(t, {}, { X_BEARER_TOKEN: X_TOKEN, X_API_BASE_URL: x.url, TRACK_INTERVAL: '1h' });
     const file = 'username,tags\nada,team\nbob,\ncy,team\ndee,team\n';
-    const imported = await test.app.inject({
-      method: 'POST',
-      url: '/api/admin/insert',
-      headers: admin,
-      payload: { file },
-    });
+    const imported = await test.admin('POST', '/api/admin/insert', { file });
     assert.equal(imported.statusCode, 200, imported.body);
     await test.tracker?.tick();
     const today = new Date(test.clock.now()).toISOString().slice(0, 10);

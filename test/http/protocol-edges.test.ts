@@ -212,12 +212,7 @@ describe('protocol edges', () => {
     assert.equal(error.detail, 'A value in the request cannot be stored.');
     assert.equal(toPerchError(new Error('boom'), caps).code, 'internal');
     if (caps.name !== 'postgres') return;
-    const inserted = await test.app.inject({
-      method: 'POST',
-      url: '/api/admin/insert',
-      headers: admin,
-      payload: { file: 'username\njack\n' },
-    });
+    const inserted = await test.admin('POST', '/api/admin/insert', { file: 'username\njack\n' });
     assert.equal(inserted.statusCode, 200);
     const patched = await test.app.inject({
       method: 'PATCH',

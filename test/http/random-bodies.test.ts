@@ -57,12 +57,7 @@ const malformed = fc.oneof(
 describe('random bodies', () => {
   it('never break a write route nor change the store', async (t) => {
     const test = await build(t, { authFailuresPerMinute: 1_000_000, rateLimitPerMinute: 1_000_000 });
-    await test.app.inject({
-      method: 'POST',
-      url: '/api/admin/insert',
-      headers: { 'x-api-key': ADMIN_KEY },
-      payload: { file: 'jack\n' },
-    });
+    await test.admin('POST', '/api/admin/insert', { file: 'jack\n' });
     // The API's write routes; the dashboard's forms are tested in test/http/dashboard.test.ts.
     const writes = test.app.routeTable.filter((r) => ['POST', 'PATCH'].includes(r.method) && r.url.startsWith('/api/'));
     assert.ok(writes.length >= 3);

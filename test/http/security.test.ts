@@ -38,12 +38,7 @@ const SAMPLES: Record<string, Sample> = {
   }),
   'DELETE /api/admin/accounts/:platform/:username': async (t) => {
     const name = `gone${++deleted}`;
-    await t.app.inject({
-      method: 'POST',
-      url: '/api/admin/insert',
-      headers: { 'x-api-key': ADMIN_KEY },
-      payload: { file: name },
-    });
+    await t.admin('POST', '/api/admin/insert', { file: name });
     return { method: 'DELETE', url: `/api/admin/accounts/x/${name}` };
   },
   'POST /api/admin/accounts/:platform/:username/refresh': () => ({

@@ -21,12 +21,7 @@ test('an imported account becomes active with metrics and analysis through GET /
   x.addPost(jack.id, { text: 'hello #perch', hashtags: ['perch'], likes: 4, createdAt: '2026-11-23T11:00:00.000Z' });
   bsky.addUser({ handle: 'alice.bsky.social', followers: 12 });
   const api = await build(t, {}, { X_BEARER_TOKEN: X_TOKEN, X_API_BASE_URL: x.url, BLUESKY_API_BASE_URL: bsky.url });
-  const insert = await api.app.inject({
-    method: 'POST',
-    url: '/api/admin/insert',
-    headers: admin,
-    payload: { file: 'username\njack\nalice.bsky.social\n' },
-  });
+  const insert = await api.admin('POST', '/api/admin/insert', { file: 'username\njack\nalice.bsky.social\n' });
   assert.equal(insert.statusCode, 200);
   const before = await api.app.inject({ method: 'GET', url: '/api/?username=jack', headers: admin });
   assert.equal(before.json().status, 'pending');
@@ -76,12 +71,7 @@ test('health warns when X accounts are tracked without X_BEARER_TOKEN, and says 
   const api = await build(t);
   const healthy = (await api.app.inject({ method: 'GET', url: '/api/health' })).json();
   assert.equal(healthy.status, 'pass');
-  await api.app.inject({
-    method: 'POST',
-    url: '/api/admin/insert',
-    headers: admin,
-    payload: { file: 'username\njack\n' },
-  });
+  await api.admin('POST', '/api/admin/insert', { file: 'username\njack\n' });
   // Health reuses its store counts for 5 s (probes come often; counting a million rows does not).
   assert.equal((await api.app.inject({ method: 'GET', url: '/api/health' })).json().status, 'pass');
   api.clock.advance(5_000);
@@ -98,12 +88,7 @@ test('health warns when X accounts are tracked without X_BEARER_TOKEN, and says 
 
 test('the tracker is off in `perch api` (TRACKER=off): health says so and refresh still marks the account due', async (t) => {
   const api = await build(t, { tracker: false });
-  await api.app.inject({
-    method: 'POST',
-    url: '/api/admin/insert',
-    headers: admin,
-    payload: { file: 'username\njack\n' },
-  });
+  await api.admin('POST', '/api/admin/insert', { file: 'username\njack\n' });
   const health = (await api.app.inject({ method: 'GET', url: '/api/health' })).json();
   assert.equal(health.checks.tracker.enabled, false);
   const refresh = await api.app.inject({ method: 'POST', url: '/api/admin/accounts/x/jack/refresh', headers: admin });
