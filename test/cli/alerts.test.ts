@@ -1,21 +1,16 @@
 // `perch alerts add|list|remove` as a user runs them: the real CLI in a child process on a real
 // store; a bad rule exits non-zero naming the field and adds nothing. (Few runs: each starts Node.)
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { listAlertRules } from '../../src/storage/alert-rules-repo.ts';
 import { perch } from '../helpers/cli.ts';
-import { freshStoreUrl, readStore, type TestStoreUrl } from '../helpers/store-url.ts';
+import { freshStoreUrl, readStore } from '../helpers/store-url.ts';
 
 describe('perch alerts', () => {
-  let store: TestStoreUrl;
-  let env: Record<string, string>;
-  before(async () => {
-    store = await freshStoreUrl();
-    env = { DATABASE_URL: store.url };
-  });
-  after(() => store?.drop());
-
-  it('adds, lists and removes a rule; refuses a bad one by field', async () => {
+  it('adds, lists and removes a rule; refuses a bad one by field', async (t) => {
+    const store = await freshStoreUrl();
+    t.after(() => store.drop());
+    const env = { DATABASE_URL: store.url };
     const bad = await perch(
       ['alerts', 'add', '--name', 'Odd', '--metric', 'followers', '--anomaly', '9', '--recipients', 'nope'],
       env,

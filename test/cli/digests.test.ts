@@ -2,20 +2,15 @@
 // process on a real store; a bad digest exits non-zero naming the field and adds nothing; send-now
 // refuses without SMTP_URL and otherwise queues what the preview shows. (Few runs: each starts Node.)
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { perch } from '../helpers/cli.ts';
-import { freshStoreUrl, readStore, type TestStoreUrl } from '../helpers/store-url.ts';
+import { freshStoreUrl, readStore } from '../helpers/store-url.ts';
 
 describe('perch digests', () => {
-  let store: TestStoreUrl;
-  let env: Record<string, string>;
-  before(async () => {
-    store = await freshStoreUrl();
-    env = { DATABASE_URL: store.url };
-  });
-  after(() => store?.drop());
-
-  it('adds, lists, previews, sends now and removes a digest; refuses a bad one by field', async () => {
+  it('adds, lists, previews, sends now and removes a digest; refuses a bad one by field', async (t) => {
+    const store = await freshStoreUrl();
+    t.after(() => store.drop());
+    const env = { DATABASE_URL: store.url };
     const bad = await perch(
       ['digests', 'add', '--name', 'Odd', '--time-zone', 'Mars/Olympus', '--recipients', 'nope', '--at', '25:00'],
       env,
