@@ -51,7 +51,9 @@ export async function openPass(db: Db, accountId: number, now: number, staleAfte
 
 /**
  * Marks one page's followers as seen by the pass and moves its cursor on (call it inside one
- * transaction). Returns false when the pass is no longer the account's running one.
+ * transaction). Returns false when the pass is no longer the account's running one. `askedAt`, when
+ * the page was asked for: a follower the stream saw leave since then is not marked (the page is
+ * older than their unfollow, so the close must not take them for back).
  */
 export async function recordFollowerPage(
   db: Db,
@@ -59,6 +61,7 @@ export async function recordFollowerPage(
   pass: Pick<OpenPass, 'accountId' | 'passId'>,
   page: readonly FollowerIdentity[],
   nextCursor: string | null,
+  askedAt = Number.POSITIVE_INFINITY,
 ): Promise<boolean> {
   const moved = await db
     .updateTable('follower_passes')
@@ -83,12 +86,15 @@ export async function recordFollowerPage(
     await db
       .insertInto('followers')
       .values(rows.slice(i, i + chunk))
-      .onConflict((oc) =>
-        oc.columns(['account_id', 'follower_id']).doUpdateSet((eb) => ({
+      .onConflict((oc) => {
+        const update = oc.columns(['account_id', 'follower_id']).doUpdateSet((eb) => ({
           seen_pass: eb.ref('excluded.seen_pass'),
           pass_handle: eb.ref('excluded.pass_handle'),
-        })),
-      )
+        }));
+        return Number.isFinite(askedAt)
+          ? update.where((eb) => eb.or([eb('followers.gone_at', 'is', null), eb('followers.gone_at', '<', askedAt)]))
+          : update;
+      })
       .execute();
   return true;
 }

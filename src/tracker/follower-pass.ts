@@ -65,11 +65,12 @@ export async function runFollowerPass(ctx: FollowerPassContext, target: Follower
     const pacer = new GatePacer(lane.gates.followers, null, signal);
     let billed = 0;
     try {
+      const askedAt = clock.now();
       const page = await lane.client.fetchFollowers(target.platformUserId, pass.cursor, { signal, pacer });
       billed = page.reads;
       const kept = await store.db.transaction().execute(async (trx) => {
         if (!(await renewPassLease(trx, target.accountId, ctx.owner, clock.now() + ctx.leaseMs))) return false;
-        return recordFollowerPage(trx, store.caps, pass, page.value.followers, page.value.cursor);
+        return recordFollowerPage(trx, store.caps, pass, page.value.followers, page.value.cursor, askedAt);
       });
       if (!kept) return 'lost';
       pass.cursor = page.value.cursor;

@@ -1,6 +1,7 @@
 // Live follows in the store beside a running follower pass, on both dialects: a follower gained
 // on the stream while a pass is halfway is neither gained again nor lost at its close, one lost on
-// the stream is not lost again, and a replayed create or delete changes nothing.
+// the stream is not lost again, a page asked for before an unfollow the stream saw does not bring
+// the follower back, and a replayed create or delete changes nothing.
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import type { FollowerIdentity } from '../../src/domain/followers.ts';
@@ -82,6 +83,39 @@ describe(`live follows on ${dialectName}`, () => {
       'did:plc:f7:5100:-',
       'did:plc:f8:2000:2100',
       'did:plc:f9:2000:5200',
+    ]);
+  });
+
+  it('does not take a follower for back when the page was asked for before the stream saw them leave', async (t: TestContext) => {
+    const [store] = await freshStores(t);
+    const db = store!.db;
+    const id = await account(store!);
+    const baseline = await openPass(db, id, 1_000, DAY);
+    await recordFollowerPage(db, store!.caps, baseline, [f(1), f(2)], null);
+    await db.transaction().execute((trx) => closePass(trx, baseline, 1_000, 1_000 + DAY));
+    const follow = (n: number, timeUs: number) => ({ followerDid: f(n).platformUserId, rkey: `3k${n}`, timeUs });
+    // f3 follows live; f4 followed live and left long ago, and follows again now (the page shows it).
+    assert.equal(await followMade(db, follow(3, 10), id, 2_000), true);
+    assert.equal(await followMade(db, follow(4, 11), id, 2_000), true);
+    assert.equal(await followUndone(db, follow(4, 12), 2_100), id);
+
+    // The pass asks for its page at 5,000 (f1, f2, f3, f4); the stream sees f3 unfollow at 5,100,
+    // and the page is written after that.
+    const next = await openPass(db, id, 4_000, DAY);
+    assert.equal(await followUndone(db, follow(3, 20), 5_100), id);
+    await recordFollowerPage(db, store!.caps, next, [f(1), f(2), f(3), f(4)], null, 5_000);
+    const diff = await db.transaction().execute((trx) => closePass(trx, next, 6_000, 6_000 + DAY));
+    assert.deepEqual(
+      diff.gained.map((x) => x.platformUserId),
+      [f(4).platformUserId],
+      'f4, seen leaving before the page was asked for, is back; f3 left after it and stays gone',
+    );
+    assert.equal(diff.lostCount, 0, 'the stream announced f3 already');
+    assert.deepEqual(await state(store!, id), [
+      'did:plc:f1:-:-',
+      'did:plc:f2:-:-',
+      'did:plc:f3:2000:5100',
+      'did:plc:f4:6000:-',
     ]);
   });
 });
