@@ -2,14 +2,14 @@
 // the transaction the import use case opened (services/import-accounts.ts; imports-list.ts lists
 // them). Rows go in chunks, and the event loop gets a turn between chunks, so a million-row import
 // never stops the server from answering (SQLite reads use their own connection meanwhile).
-import { sql, type Insertable, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { ImportRow } from '../domain/csv-import.ts';
 import type { Platform } from '../domain/platforms.ts';
 import { ALL_ACCOUNTS, applyCountChanges, CountChanges } from './account-counts-repo.ts';
 import { syncTagRows } from './account-tags-repo.ts';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
-import { runByShape } from './prepared.ts';
-import type { AccountsTable, Database } from './schema.ts';
+import { COLUMNS_PER_ROW, insertCounted, insertNew, type InsertedKey } from './import-inserts.ts';
+import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -32,20 +32,6 @@ export interface ImportMeta {
   onProgress?: (written: number, total: number) => void;
 }
 
-/** What an import writes of a new account, in the order parametersOf lists it. */
-const INSERTED_COLUMNS = [
-  'platform',
-  'username',
-  'username_key',
-  'tags',
-  'note',
-  'tracked_since',
-  'next_check_at',
-  'created_at',
-  'updated_at',
-] as const;
-const COLUMNS_PER_ROW = INSERTED_COLUMNS.length;
-
 /**
  * Inserts new accounts, reactivates untracked ones, counts the rest, and records the import. Call
  * it inside a transaction: all or nothing is the caller's to guarantee. The accounts' tag rows
@@ -63,23 +49,30 @@ export async function writeImport(
   const now = meta.now();
   for (let start = 0; start < rows.length; start += chunkSize) {
     const chunk = rows.slice(start, start + chunkSize);
-    const inserted = await insertNew(trx, chunk, now);
-    counts.inserted += inserted.length;
-    for (const row of inserted) changes.add(ALL_ACCOUNTS, row.platform, 'pending', 1);
-    const existing = inserted.length === chunk.length ? [] : notIn(chunk, inserted);
+    const tagged = hasTags(chunk);
+    // Untagged names of one platform need no ids back: the insert only counts them.
+    const inserted =
+      tagged || !onePlatform(chunk) ? await insertNew(trx, chunk, now) : await insertCounted(trx, chunk, now);
+    const insertedCount = typeof inserted === 'number' ? inserted : inserted.length;
+    counts.inserted += insertedCount;
+    addPending(changes, chunk, inserted);
+    // Rows the insert skipped were there already. A row it just wrote is never untracked, so
+    // without the inserted keys the whole chunk can be asked about: reactivate skips those.
+    const existing =
+      insertedCount === chunk.length ? [] : typeof inserted === 'number' ? chunk : notIn(chunk, inserted);
     const reactivated = existing.length === 0 ? [] : await reactivate(trx, existing, now);
     counts.reactivated += reactivated.length;
-    counts.alreadyTracked += existing.length - reactivated.length;
+    counts.alreadyTracked += chunk.length - insertedCount - reactivated.length;
     for (const row of reactivated) {
       changes.add(ALL_ACCOUNTS, row.platform, row.status, 1);
       changes.addFollowers(ALL_ACCOUNTS, row.followers);
     }
     const retag = [
-      ...taggedIds(chunk, inserted),
+      ...(typeof inserted === 'number' ? [] : taggedIds(chunk, inserted)),
       ...reactivated.map((r) => r.id),
-      ...(await addTags(trx, existing, now)),
+      ...(tagged ? await addTags(trx, existing, now) : []),
     ];
-    await syncTagRows(trx, caps, [...new Set(retag)], changes);
+    if (retag.length > 0) await syncTagRows(trx, caps, [...new Set(retag)], changes);
     await setFollowerLists(trx, chunk, now);
     meta.onProgress?.(start + chunk.length, rows.length);
     await yieldToEventLoop();
@@ -124,7 +117,32 @@ async function setFollowerLists(trx: Db, chunk: readonly ImportRow[], now: numbe
       .execute();
 }
 
-type InsertedKey = { id: number; platform: string; username_key: string };
+function hasTags(chunk: readonly ImportRow[]): boolean {
+  for (const row of chunk) if (row.tags.length > 0) return true;
+  return false;
+}
+
+function onePlatform(chunk: readonly ImportRow[]): boolean {
+  const first = chunk[0]?.platform;
+  for (const row of chunk) if (row.platform !== first) return false;
+  return true;
+}
+
+/** The new accounts are pending: counted per platform (a counted insert's chunk has one), not one change per row. */
+function addPending(
+  changes: CountChanges,
+  chunk: readonly ImportRow[],
+  inserted: number | readonly InsertedKey[],
+): void {
+  if (typeof inserted === 'number') {
+    const platform = chunk[0]?.platform;
+    if (platform !== undefined && inserted > 0) changes.add(ALL_ACCOUNTS, platform, 'pending', inserted);
+    return;
+  }
+  const perPlatform = new Map<string, number>();
+  for (const row of inserted) perPlatform.set(row.platform, (perPlatform.get(row.platform) ?? 0) + 1);
+  for (const [platform, n] of perPlatform) changes.add(ALL_ACCOUNTS, platform, 'pending', n);
+}
 
 /** The new accounts of the chunk that came with tags. */
 function taggedIds(chunk: readonly ImportRow[], inserted: readonly InsertedKey[]): number[] {
@@ -137,44 +155,6 @@ function taggedIds(chunk: readonly ImportRow[], inserted: readonly InsertedKey[]
 function notIn(chunk: readonly ImportRow[], inserted: readonly InsertedKey[]): ImportRow[] {
   const keys = new Set(inserted.map((r) => `${r.platform}:${r.username_key}`));
   return chunk.filter((row) => !keys.has(`${row.platform}:${row.key}`));
-}
-
-/** The chunk's values, row after row, in INSERTED_COLUMNS order. */
-function parametersOf(chunk: readonly ImportRow[], now: number): unknown[] {
-  const values = new Array<unknown>(chunk.length * COLUMNS_PER_ROW);
-  let at = 0;
-  for (const row of chunk) {
-    values[at++] = row.platform;
-    values[at++] = row.username;
-    values[at++] = row.key;
-    values[at++] = row.tags.length === 0 ? '[]' : JSON.stringify(row.tags);
-    values[at++] = row.note;
-    for (let i = 0; i < 4; i += 1) values[at++] = now;
-  }
-  return values;
-}
-
-/**
- * Inserts the chunk's new accounts and returns their keys. Building and compiling a thousand-row
- * insert cost a third of an import's time: the SQL is compiled once per chunk size.
- */
-async function insertNew(trx: Db, chunk: readonly ImportRow[], now: number): Promise<InsertedKey[]> {
-  const result = await runByShape<InsertedKey>(
-    trx,
-    `import-accounts:${chunk.length}`,
-    parametersOf(chunk, now),
-    (values) => {
-      const rows: Record<string, unknown>[] = [];
-      for (let at = 0; at < values.length; at += COLUMNS_PER_ROW)
-        rows.push(Object.fromEntries(INSERTED_COLUMNS.map((column, k) => [column, values[at + k]])));
-      return trx
-        .insertInto('accounts')
-        .values(rows as unknown as Insertable<AccountsTable>[])
-        .onConflict((oc) => oc.columns(['platform', 'username_key']).doNothing())
-        .returning(['id', 'platform', 'username_key']);
-    },
-  );
-  return result.rows.map((row) => ({ ...row, id: Number(row.id) }));
 }
 
 /** Accounts an admin had stopped tracking come back, due at once, with their history; a pause ends too. */
