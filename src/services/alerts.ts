@@ -5,6 +5,7 @@ import type { Clock } from '../clock.ts';
 import { checkAlertRule, type AlertRuleDefinition } from '../domain/alert-rules.ts';
 import { PerchError } from '../domain/errors.ts';
 import { accountPublicId, newId } from '../domain/ids.ts';
+import { formatDuration } from '../domain/units.ts';
 import { accountNames, recentFirings } from '../storage/alert-firings-repo.ts';
 import {
   deleteAlertRule,
@@ -45,20 +46,9 @@ export interface FiringView {
   data: Record<string, unknown>;
 }
 
-const UNITS = [
-  ['d', 86_400_000],
-  ['h', 3_600_000],
-  ['m', 60_000],
-  ['s', 1_000],
-] as const;
-
-/** `86400000` → "24h" (the largest unit that says it exactly; hours before days up to 48 h). */
+/** `86400000` → "24h": hours before days up to 48 h. */
 export function cooldownText(ms: number): string {
-  for (const [unit, size] of UNITS) {
-    if (unit === 'd' && ms <= 2 * 86_400_000) continue;
-    if (ms % size === 0) return `${ms / size}${unit}`;
-  }
-  return `${ms}ms`;
+  return formatDuration(ms, { daysAboveMs: 2 * 86_400_000 });
 }
 
 export function toAlertView(record: AlertRuleRecord): AlertRuleView {

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { csvRow } from '../../domain/csv-export.ts';
 import { PerchError } from '../../domain/errors.ts';
+import { formatDuration } from '../../domain/units.ts';
 import { historyExport, historyPage, type HistoryPoint } from '../../services/account-history.ts';
 import { accountRef } from '../../services/account-refs.ts';
 import type { ServiceDeps } from '../../services/context.ts';
@@ -64,19 +65,6 @@ const HistoryPage = Type.Object(
   },
 );
 
-const UNITS = [
-  ['d', 86_400_000],
-  ['h', 3_600_000],
-  ['m', 60_000],
-  ['s', 1_000],
-] as const;
-
-/** `3600000` → `1h`, `900000` → `15m`: the largest unit that divides the width exactly. */
-function describeBucket(ms: number): string {
-  for (const [unit, size] of UNITS) if (ms % size === 0) return `${ms / size}${unit}`;
-  return `${ms}ms`;
-}
-
 /** Epoch ms of a query time; the schema has checked the format, this catches what Date cannot represent. */
 function instant(field: 'from' | 'to', value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -113,7 +101,7 @@ export default async function accountHistoryRoutes(
   { accounts, historyBucketMs }: { accounts: ServiceDeps; historyBucketMs: number },
 ) {
   const app = root.withTypeProvider<TypeBoxTypeProvider>();
-  const bucket = describeBucket(historyBucketMs);
+  const bucket = formatDuration(historyBucketMs);
 
   app.get('/api/accounts/:platform/:username/history', {
     config: { access: 'app' },
