@@ -7,7 +7,7 @@ import type { AccountsTable, Database } from './schema.ts';
 
 type Db = Kysely<Database>;
 
-/** A new account as insertNew returns it. */
+/** A new account's key, as insertChunk returns it. */
 export type InsertedKey = { id: number; platform: string; username_key: string };
 
 /** What an import writes of a new account, in the order parametersOf lists it. */
@@ -50,24 +50,32 @@ function insertStatement(trx: Db, values: readonly unknown[]) {
     .onConflict((oc) => oc.columns(['platform', 'username_key']).doNothing());
 }
 
-/**
- * Inserts the chunk's new accounts and returns their keys. Building and compiling a thousand-row
- * insert cost a third of an import's time: the SQL is compiled once per chunk size.
- */
-export async function insertNew(trx: Db, chunk: readonly ImportRow[], now: number): Promise<InsertedKey[]> {
-  const result = await runByShape<InsertedKey>(
-    trx,
-    `import-accounts:${chunk.length}`,
-    parametersOf(chunk, now),
-    (values) => insertStatement(trx, values).returning(['id', 'platform', 'username_key']),
-  );
-  return result.rows.map((row) => ({ ...row, id: Number(row.id) }));
+/** What a chunk's insert wrote: how many accounts were new, and their keys when they were asked for. */
+export interface ChunkInserted {
+  count: number;
+  keys: InsertedKey[] | null;
 }
 
-/** insertNew without the keys back: how many of the chunk's accounts were new. */
-export async function insertCounted(trx: Db, chunk: readonly ImportRow[], now: number): Promise<number> {
-  const result = await runByShape(trx, `import-accounts-counted:${chunk.length}`, parametersOf(chunk, now), (values) =>
-    insertStatement(trx, values),
+/**
+ * Inserts the chunk's new accounts (the SQL compiled once per chunk size and form); with `withKeys`
+ * their keys come back, without it only their number (cheaper: no RETURNING).
+ */
+export async function insertChunk(
+  trx: Db,
+  chunk: readonly ImportRow[],
+  now: number,
+  { withKeys }: { withKeys: boolean },
+): Promise<ChunkInserted> {
+  const values = parametersOf(chunk, now);
+  if (!withKeys) {
+    const result = await runByShape(trx, `import-accounts-counted:${chunk.length}`, values, (v) =>
+      insertStatement(trx, v),
+    );
+    return { count: Number(result.numAffectedRows ?? 0), keys: null };
+  }
+  const result = await runByShape<InsertedKey>(trx, `import-accounts:${chunk.length}`, values, (v) =>
+    insertStatement(trx, v).returning(['id', 'platform', 'username_key']),
   );
-  return Number(result.numAffectedRows ?? 0);
+  const keys = result.rows.map((row) => ({ ...row, id: Number(row.id) }));
+  return { count: keys.length, keys };
 }

@@ -8,7 +8,7 @@ import type { Platform } from '../domain/platforms.ts';
 import { ALL_ACCOUNTS, applyCountChanges, CountChanges } from './account-counts-repo.ts';
 import { syncTagRows } from './account-tags-repo.ts';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
-import { COLUMNS_PER_ROW, insertCounted, insertNew, type InsertedKey } from './import-inserts.ts';
+import { COLUMNS_PER_ROW, insertChunk, type ChunkInserted, type InsertedKey } from './import-inserts.ts';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;
@@ -51,24 +51,21 @@ export async function writeImport(
     const chunk = rows.slice(start, start + chunkSize);
     const tagged = hasTags(chunk);
     // Untagged names of one platform need no ids back: the insert only counts them.
-    const inserted =
-      tagged || !onePlatform(chunk) ? await insertNew(trx, chunk, now) : await insertCounted(trx, chunk, now);
-    const insertedCount = typeof inserted === 'number' ? inserted : inserted.length;
-    counts.inserted += insertedCount;
+    const inserted = await insertChunk(trx, chunk, now, { withKeys: tagged || !onePlatform(chunk) });
+    counts.inserted += inserted.count;
     addPending(changes, chunk, inserted);
     // Rows the insert skipped were there already. A row it just wrote is never untracked, so
     // without the inserted keys the whole chunk can be asked about: reactivate skips those.
-    const existing =
-      insertedCount === chunk.length ? [] : typeof inserted === 'number' ? chunk : notIn(chunk, inserted);
+    const existing = inserted.count === chunk.length ? [] : inserted.keys ? notIn(chunk, inserted.keys) : chunk;
     const reactivated = existing.length === 0 ? [] : await reactivate(trx, existing, now);
     counts.reactivated += reactivated.length;
-    counts.alreadyTracked += chunk.length - insertedCount - reactivated.length;
+    counts.alreadyTracked += chunk.length - inserted.count - reactivated.length;
     for (const row of reactivated) {
       changes.add(ALL_ACCOUNTS, row.platform, row.status, 1);
       changes.addFollowers(ALL_ACCOUNTS, row.followers);
     }
     const retag = [
-      ...(typeof inserted === 'number' ? [] : taggedIds(chunk, inserted)),
+      ...(inserted.keys ? taggedIds(chunk, inserted.keys) : []),
       ...reactivated.map((r) => r.id),
       ...(tagged ? await addTags(trx, existing, now) : []),
     ];
@@ -129,18 +126,14 @@ function onePlatform(chunk: readonly ImportRow[]): boolean {
 }
 
 /** The new accounts are pending: counted per platform (a counted insert's chunk has one), not one change per row. */
-function addPending(
-  changes: CountChanges,
-  chunk: readonly ImportRow[],
-  inserted: number | readonly InsertedKey[],
-): void {
-  if (typeof inserted === 'number') {
+function addPending(changes: CountChanges, chunk: readonly ImportRow[], inserted: ChunkInserted): void {
+  if (inserted.keys === null) {
     const platform = chunk[0]?.platform;
-    if (platform !== undefined && inserted > 0) changes.add(ALL_ACCOUNTS, platform, 'pending', inserted);
+    if (platform !== undefined && inserted.count > 0) changes.add(ALL_ACCOUNTS, platform, 'pending', inserted.count);
     return;
   }
   const perPlatform = new Map<string, number>();
-  for (const row of inserted) perPlatform.set(row.platform, (perPlatform.get(row.platform) ?? 0) + 1);
+  for (const row of inserted.keys) perPlatform.set(row.platform, (perPlatform.get(row.platform) ?? 0) + 1);
   for (const [platform, n] of perPlatform) changes.add(ALL_ACCOUNTS, platform, 'pending', n);
 }
 
