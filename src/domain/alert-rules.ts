@@ -210,14 +210,14 @@ function checkCondition(raw: unknown, fail: (field: string, message: string) => 
   return null;
 }
 
-/** One row of the scope index: a check looks rules up by its accounts' ids, tags and platform. */
+/** One key of the scope index: a tracker looks rules up by its accounts' ids, tags and platform. */
 export interface ScopeKey {
   kind: 'all' | 'platform' | 'tag' | 'account';
   value: string;
 }
 
 /**
- * The index rows of a scope: only its narrowest dimension is indexed (accounts, else tags, else
+ * The index keys of a scope: only its narrowest dimension is indexed (accounts, else tags, else
  * platform), since every dimension must match; the rest is checked by `scopeMatches`.
  */
 export function scopeKeys(scope: AlertScope): ScopeKey[] {

@@ -1,7 +1,7 @@
-// Alert rules and their scope index (migration 016): write a rule with its index rows, read them,
-// and find the rules whose scope can match a checked batch through the index alone.
+// Alert rules (migrations 016, 018): write and read them, and what a tracker's rule book needs:
+// the rules' version (one number per batch), the enabled rules, and the batch's tags.
 import type { Kysely, Selectable } from 'kysely';
-import { scopeKeys, type AlertRuleDefinition } from '../domain/alert-rules.ts';
+import type { AlertRuleDefinition } from '../domain/alert-rules.ts';
 import type { AlertRulesTable } from './alerts-schema.ts';
 import { parseJson } from './json-column.ts';
 import { padded, runByShape } from './prepared.ts';
@@ -52,16 +52,6 @@ const toRecord = (row: Selectable<AlertRulesTable>): AlertRuleRecord => ({
   updatedAt: Number(row.updated_at),
 });
 
-async function writeScopeRows(db: Db, id: string, definition: AlertRuleDefinition): Promise<void> {
-  await db.deleteFrom('alert_rule_scopes').where('rule_id', '=', id).execute();
-  const rows = scopeKeys(definition.scope).map((k) => ({ kind: k.kind, value: k.value, rule_id: id }));
-  for (let i = 0; i < rows.length; i += 200)
-    await db
-      .insertInto('alert_rule_scopes')
-      .values(rows.slice(i, i + 200))
-      .execute();
-}
-
 export async function insertAlertRule(db: Db, record: AlertRuleRecord): Promise<void> {
   await db
     .insertInto('alert_rules')
@@ -72,7 +62,6 @@ export async function insertAlertRule(db: Db, record: AlertRuleRecord): Promise<
       updated_at: record.updatedAt,
     })
     .execute();
-  await writeScopeRows(db, record.id, record.definition);
 }
 
 /** False when there is no such rule. */
@@ -87,14 +76,11 @@ export async function updateAlertRule(
     .set({ ...columnsOf(definition), updated_at: now })
     .where('id', '=', id)
     .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) return false;
-  await writeScopeRows(db, id, definition);
-  return true;
+  return Number(result.numUpdatedRows) > 0;
 }
 
-/** Deletes the rule, its index rows and its firings; false when there is no such rule. */
+/** Deletes the rule and its firings; false when there is no such rule. */
 export async function deleteAlertRule(db: Db, id: string): Promise<boolean> {
-  await db.deleteFrom('alert_rule_scopes').where('rule_id', '=', id).execute();
   await db.deleteFrom('alert_firings').where('rule_id', '=', id).execute();
   const result = await db.deleteFrom('alert_rules').where('id', '=', id).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
@@ -111,72 +97,42 @@ export async function listAlertRules(db: Db): Promise<AlertRuleRecord[]> {
   return rows.map(toRecord);
 }
 
-/**
- * The tags of the batch's accounts and the enabled rules whose index rows name the batch's
- * platform, one of its accounts or tags, or every account. Two indexed reads, whatever the number
- * of rules and accounts; the full scope is checked by the caller (domain `scopeMatches`).
- */
-export async function rulesForBatch(
-  db: Db,
-  platform: string,
-  accountIds: readonly number[],
-): Promise<{ tags: Map<number, string[]>; rules: FoundRule[] }> {
-  const tags = new Map<number, string[]>();
-  if (accountIds.length === 0) return { tags, rules: [] };
-  const ids = padded(accountIds);
-  const { rows: tagRows } = await runByShape<{ account_id: number; tag: string }>(
-    db,
-    `alert-tags:${ids.length}`,
-    ids,
-    (a) =>
-      db
-        .selectFrom('account_tags')
-        .select(['account_id', 'tag'])
-        .where('account_id', 'in', a as number[]),
+/** The rules' version: the store adds one at every change to a rule, whoever makes it (migration 018). */
+export async function alertRulesVersion(db: Db): Promise<number> {
+  const { rows } = await runByShape<{ n: number }>(db, 'alert-rules-version', [], () =>
+    db.selectFrom('change_counters').select('n').where('name', '=', 'alert_rules'),
   );
-  for (const row of tagRows) {
-    const id = Number(row.account_id);
-    const list = tags.get(id) ?? [];
-    list.push(row.tag);
-    tags.set(id, list);
-  }
-  const tagValues = padded([...new Set(tagRows.map((r) => r.tag))]);
-  const names = ids.map(String);
-  const args = [platform, ...names, ...tagValues];
-  const { rows } = await runByShape<Selectable<AlertRulesTable>>(
-    db,
-    `alert-rules:${names.length}:${tagValues.length}`,
-    args,
-    (a) => {
-      const [p, ...rest] = a as string[];
-      const accounts = rest.slice(0, names.length);
-      const tagged = rest.slice(names.length);
-      return db
-        .selectFrom('alert_rules')
-        .selectAll()
-        .where('enabled', '=', 1)
-        .where('id', 'in', (qb) =>
-          qb
-            .selectFrom('alert_rule_scopes')
-            .select('rule_id')
-            .where((eb) =>
-              eb.or([
-                eb.and([eb('kind', '=', 'all'), eb('value', '=', '')]),
-                eb.and([eb('kind', '=', 'platform'), eb('value', '=', p ?? '')]),
-                eb.and([eb('kind', '=', 'account'), eb('value', 'in', accounts)]),
-                ...(tagged.length > 0 ? [eb.and([eb('kind', '=', 'tag'), eb('value', 'in', tagged)])] : []),
-              ]),
-            ),
-        )
-        .orderBy('id');
-    },
-  );
-  const rules = rows.map((row): FoundRule => {
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** Every enabled rule, each with its definition or why it cannot be read (a check skips it). */
+export async function enabledAlertRules(db: Db): Promise<FoundRule[]> {
+  const rows = await db.selectFrom('alert_rules').selectAll().where('enabled', '=', 1).orderBy('id').execute();
+  return rows.map((row): FoundRule => {
     try {
       return { id: row.id, name: row.name, ok: true, definition: toDefinition(row) };
     } catch (error) {
       return { id: row.id, name: row.name, ok: false, error };
     }
   });
-  return { tags, rules };
+}
+
+/** The tags of the accounts, by account (an account without tags is absent). */
+export async function tagsOfAccounts(db: Db, accountIds: readonly number[]): Promise<Map<number, string[]>> {
+  const tags = new Map<number, string[]>();
+  if (accountIds.length === 0) return tags;
+  const ids = padded(accountIds);
+  const { rows } = await runByShape<{ account_id: number; tag: string }>(db, `alert-tags:${ids.length}`, ids, (a) =>
+    db
+      .selectFrom('account_tags')
+      .select(['account_id', 'tag'])
+      .where('account_id', 'in', a as number[]),
+  );
+  for (const row of rows) {
+    const id = Number(row.account_id);
+    const list = tags.get(id);
+    if (list) list.push(row.tag);
+    else tags.set(id, [row.tag]);
+  }
+  return tags;
 }

@@ -1,4 +1,4 @@
-// The alert rules' tables (migration 016) as Kysely sees them; part of `Database`.
+// The alert rules' tables (migrations 016, 018) as Kysely sees them; part of `Database`.
 
 export interface AlertRulesTable {
   id: string;
@@ -16,11 +16,10 @@ export interface AlertRulesTable {
   updated_at: number;
 }
 
-/** The scope index: `kind` is all, platform, tag or account; `value` '' for all. */
-export interface AlertRuleScopesTable {
-  kind: string;
-  value: string;
-  rule_id: string;
+/** Counters the store bumps on every change to a table (migration 018): `alert_rules`. */
+export interface ChangeCountersTable {
+  name: string;
+  n: number;
 }
 
 /** The last firing of a rule for an account. */
@@ -35,6 +34,6 @@ export interface AlertFiringsTable {
 
 export interface AlertTables {
   alert_rules: AlertRulesTable;
-  alert_rule_scopes: AlertRuleScopesTable;
+  change_counters: ChangeCountersTable;
   alert_firings: AlertFiringsTable;
 }

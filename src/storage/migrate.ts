@@ -19,6 +19,7 @@ import { mailDigestsSchema } from './migrations/014-mail-digests.ts';
 import { moversAndTotalsSchema } from './migrations/015-movers-and-totals.ts';
 import { alertRulesSchema } from './migrations/016-alert-rules.ts';
 import { followRecordsSchema } from './migrations/017-follow-records.ts';
+import { rulesVersionSchema } from './migrations/018-rules-version.ts';
 
 function migrations(caps: DialectCapabilities): Record<string, Migration> {
   return {
@@ -39,6 +40,7 @@ function migrations(caps: DialectCapabilities): Record<string, Migration> {
     '015-movers-and-totals': moversAndTotalsSchema(),
     '016-alert-rules': alertRulesSchema(),
     '017-follow-records': followRecordsSchema(),
+    '018-rules-version': rulesVersionSchema(caps),
   };
 }
 

@@ -124,7 +124,11 @@ export function decide(
   if (known) return known;
   let decision: Decision;
   try {
-    const subject: AlertSubject = { ...state.subject, history: { [metric]: historyFor(state, metric, condition) } };
+    // Levels and silence read no history: the account's subject as it is.
+    const subject: AlertSubject =
+      'changePercent' in condition || 'anomaly' in condition
+        ? { ...state.subject, history: { [metric]: historyFor(state, metric, condition) } }
+        : state.subject;
     decision = { ok: true, finding: evaluateCondition(metric, condition, subject, now) };
   } catch (error) {
     decision = { ok: false, error };

@@ -1,34 +1,30 @@
-// Alert rules after a check, in its transaction (DESIGN §12): the rules whose scope index names
-// the batch's platform, accounts or tags are weighed against each account just read, and a rule
-// that holds writes `alert.triggered` once per account per cooldown. A rule that cannot be read
+// Alert rules after a check, in its transaction (DESIGN §12): the tracker's rule book (the enabled
+// rules, read again only when they changed) gives each account just read the rules in its scope,
+// and a rule that holds writes `alert.triggered` once per account per cooldown. A rule that cannot be read
 // or weighed is logged and skipped; if the store refuses a step, the step is undone (a savepoint)
 // and the check is written without alerts. Either way the check itself goes on.
-import { historyNeeded, type AlertFinding, type AlertSubject } from '../domain/alert-conditions.ts';
-import {
-  scopeMatches,
-  type AlertCondition,
-  type AlertMetric,
-  type AlertRuleDefinition,
-} from '../domain/alert-rules.ts';
+import type { AlertFinding, AlertSubject } from '../domain/alert-conditions.ts';
+import type { AlertCondition, AlertMetric } from '../domain/alert-rules.ts';
 import type { NewEvent } from '../domain/events.ts';
 import { accountPublicId } from '../domain/ids.ts';
 import { firingKey, lastFirings, recordFirings, type AlertFiring } from '../storage/alert-firings-repo.ts';
-import { rulesForBatch } from '../storage/alert-rules-repo.ts';
+import { tagsOfAccounts } from '../storage/alert-rules-repo.ts';
 import type { ClaimedAccount } from '../storage/leases-repo.ts';
 import { withSavepoint } from '../storage/savepoint.ts';
 import type { Executor } from '../storage/store.ts';
 import type { CheckWrite } from '../storage/tracking-repo.ts';
-import { accountAlertState, decide, decisionKey, readAlertHistory, type AccountAlertState } from './alert-history.ts';
+import { accountAlertState, decide, readAlertHistory, type AccountAlertState } from './alert-history.ts';
 import { queueAlertMail } from './alert-mail.ts';
+import type { BookRule } from './alert-rulebook.ts';
 import type { TrackerContext } from './context.ts';
 
-type AlertContext = Pick<TrackerContext, 'store' | 'logger' | 'settings'>;
-type Rule = { id: string; name: string; definition: AlertRuleDefinition; question: number };
+type AlertContext = Pick<TrackerContext, 'store' | 'logger' | 'settings' | 'alertRules'>;
 
 interface Read {
   write: CheckWrite;
   before: ClaimedAccount;
-  tags: string[];
+  /** The rules in scope of the account. */
+  rules: BookRule[];
   state: AccountAlertState;
 }
 
@@ -78,70 +74,49 @@ async function alertEvents(
   written: readonly CheckWrite[],
   now: number,
 ): Promise<NewEvent[]> {
+  const book = await ctx.alertRules.current(trx);
+  const platform = accounts[0]?.platform;
+  if (book.rules.length === 0 || platform === undefined) return [];
   const byId = new Map(accounts.map((a) => [a.id, a]));
   const reads: Read[] = [];
   for (const write of written) {
     const before = byId.get(write.id);
     const subject = subjectOf(write);
-    if (before && subject) reads.push({ write, before, tags: [], state: accountAlertState(write.id, subject) });
+    if (before && subject) reads.push({ write, before, rules: [], state: accountAlertState(write.id, subject) });
   }
-  const platform = accounts[0]?.platform;
-  if (platform === undefined || reads.length === 0) return [];
-  const found = await rulesForBatch(
-    trx,
-    platform,
-    reads.map((r) => r.write.id),
-  );
-  if (found.rules.length === 0) return [];
-  // Rules asking the same question (metric and condition) share one decision per account.
-  const rules: Rule[] = [];
-  const questions = new Map<string, number>();
-  for (const rule of found.rules) {
-    if (!rule.ok) {
-      ctx.logger.warn({ err: rule.error, rule: rule.id }, 'alert rule skipped: it cannot be read');
-      continue;
-    }
-    try {
-      const { metric, condition } = rule.definition;
-      historyNeeded(condition, 0);
-      const key = decisionKey(metric, condition);
-      const question = questions.get(key) ?? questions.size;
-      questions.set(key, question);
-      rules.push({ ...rule, question });
-    } catch (error) {
-      ctx.logger.warn({ err: error, rule: rule.id }, 'alert rule skipped: its scope or condition cannot be read');
-    }
-  }
-  for (const read of reads) read.tags = found.tags.get(read.write.id) ?? [];
+  if (reads.length === 0) return [];
+  const tags = book.byTags
+    ? await tagsOfAccounts(
+        trx,
+        reads.map((r) => r.write.id),
+      )
+    : new Map<number, string[]>();
 
-  const pairs: { rule: Rule; read: Read }[] = [];
+  // Each account's rules, and the questions they ask of it, each question once.
   const asked: { state: AccountAlertState; metric: AlertMetric; condition: AlertCondition }[] = [];
-  const seen = new Uint8Array(reads.length * questions.size);
-  for (const rule of rules) {
-    const { scope, metric, condition } = rule.definition;
-    try {
-      reads.forEach((read, i) => {
-        if (!scopeMatches(scope, { id: read.write.id, platform, tags: read.tags })) return;
-        pairs.push({ rule, read });
-        const at = i * questions.size + rule.question;
-        if (seen[at] === 1) return;
-        seen[at] = 1;
-        asked.push({ state: read.state, metric, condition });
-      });
-    } catch (error) {
-      ctx.logger.warn({ err: error, rule: rule.id }, 'alert rule skipped: its scope or condition cannot be read');
-      while (pairs.at(-1)?.rule === rule) pairs.pop();
+  const seen = new Uint8Array(reads.length * book.questions);
+  reads.forEach((read, i) => {
+    read.rules = book.inScope({ id: read.write.id, platform, tags: tags.get(read.write.id) ?? [] });
+    for (const { question, definition } of read.rules) {
+      const at = i * book.questions + question;
+      if (seen[at] === 1) continue;
+      seen[at] = 1;
+      asked.push({ state: read.state, metric: definition.metric, condition: definition.condition });
     }
-  }
+  });
   await readAlertHistory(trx, asked, now, ctx.settings);
 
-  const findings: { rule: Rule; read: Read; finding: AlertFinding }[] = [];
-  for (const { rule, read } of pairs) {
-    const decision = decide(read.state, rule.question, rule.definition.metric, rule.definition.condition, now);
-    if (!decision.ok)
-      ctx.logger.warn({ err: decision.error, rule: rule.id, account: read.write.id }, 'alert rule skipped: it failed');
-    else if (decision.finding) findings.push({ rule, read, finding: decision.finding });
-  }
+  const findings: { rule: BookRule; read: Read; finding: AlertFinding }[] = [];
+  for (const read of reads)
+    for (const rule of read.rules) {
+      const decision = decide(read.state, rule.question, rule.definition.metric, rule.definition.condition, now);
+      if (!decision.ok)
+        ctx.logger.warn(
+          { err: decision.error, rule: rule.id, account: read.write.id },
+          'alert rule skipped: it failed',
+        );
+      else if (decision.finding) findings.push({ rule, read, finding: decision.finding });
+    }
   if (findings.length === 0) return [];
   const last = await lastFirings(
     trx,

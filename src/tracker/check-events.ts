@@ -18,7 +18,7 @@ import type { TrackerContext } from './context.ts';
  */
 export async function recordCheckEvents(
   trx: Executor,
-  ctx: Pick<TrackerContext, 'store' | 'settings' | 'logger'>,
+  ctx: Pick<TrackerContext, 'store' | 'settings' | 'logger' | 'alertRules'>,
   accounts: readonly ClaimedAccount[],
   written: readonly CheckWrite[],
   added: readonly Post[],

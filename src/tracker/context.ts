@@ -5,6 +5,7 @@ import type { EventRules } from '../domain/events.ts';
 import type { Platform } from '../domain/platforms.ts';
 import type { Endpoint, PlatformClient, PlatformErrorKind } from '../platforms/types.ts';
 import type { Store } from '../storage/store.ts';
+import type { AlertRuleBook } from './alert-rulebook.ts';
 import type { RateGate } from '../limits/rate-gate.ts';
 import type { SpendBudget } from '../limits/spend-budget.ts';
 import type { SleepingClock } from '../clock.ts';
@@ -73,6 +74,8 @@ export interface TrackerContext {
   metrics: TrackerMetrics;
   logger: Logger;
   random: () => number;
+  /** The enabled alert rules, kept between batches (read again when they change). */
+  alertRules: AlertRuleBook;
   /**
    * Lease owner of the batch at hand: the tracker's id and a claim number. A claim of its own, so
    * that if a batch outlives its lease and the same tracker claims those accounts again, the

@@ -26,7 +26,7 @@ export interface Checked {
  */
 export async function writeCheckResults(
   trx: Executor,
-  ctx: Pick<TrackerContext, 'store' | 'owner' | 'logger' | 'settings'>,
+  ctx: Pick<TrackerContext, 'store' | 'owner' | 'logger' | 'settings' | 'alertRules'>,
   checked: readonly Checked[],
   now: number,
 ): Promise<AccountResult[]> {

@@ -12,6 +12,7 @@ import type { TrackerStatus, TrackerView } from '../domain/tracker-status.ts';
 import type { PlatformClient } from '../platforms/types.ts';
 import { nextDueAt, releaseTrackerLeases } from '../storage/leases-repo.ts';
 import type { Store } from '../storage/store.ts';
+import { AlertRuleBook } from './alert-rulebook.ts';
 import { NO_METRICS, type TrackerContext, type TrackerMetrics, type TrackerSettings } from './context.ts';
 import { Heartbeat } from './heartbeat.ts';
 import { createLane, drainGates, laneStatus, type Lane } from './lane.ts';
@@ -86,6 +87,7 @@ export class Tracker implements TrackerView {
       metrics: options.metrics ?? NO_METRICS,
       logger: options.logger,
       random: options.random ?? Math.random,
+      alertRules: new AlertRuleBook(options.logger),
       signal: this.abort.signal,
     };
     const followers = options.settings.followers;

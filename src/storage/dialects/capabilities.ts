@@ -72,6 +72,11 @@ export interface DialectCapabilities {
    * the call: there is nothing to gather.
    */
   readonly textPairs: ((a: readonly string[], b: readonly string[]) => RawBuilder<{ a: string; b: string }>) | null;
+  /**
+   * Installs triggers that add one to `change_counters.n` (the row named `table`) whenever a
+   * statement inserts, updates or deletes rows of `table`, in the writer's transaction.
+   */
+  installChangeCounter(db: Kysely<any>, table: string): Promise<void>; // eslint-disable-line @typescript-eslint/no-explicit-any -- runs inside a migration
   /** Cheap query proving the store answers. */
   ping(db: Kysely<Database>): Promise<void>;
 }

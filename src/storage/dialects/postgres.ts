@@ -40,6 +40,20 @@ export const postgresCapabilities: DialectCapabilities = {
   unloggedTable: sql`unlogged`,
   currentSchema: async (db) =>
     (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema,
+  // One function for every counted table (it finds the row by the table's name), once per statement.
+  installChangeCounter: async (db, table) => {
+    await sql`create or replace function perch_count_change() returns trigger language plpgsql as $$
+      begin
+        update change_counters set n = n + 1 where name = tg_table_name;
+        return null;
+      end $$`.execute(db);
+    await sql
+      .raw(
+        `create trigger ${table}_counted after insert or update or delete on ${table} ` +
+          `for each statement execute function perch_count_change()`,
+      )
+      .execute(db);
+  },
   ping: async (db) => {
     await sql`select 1`.execute(db);
   },

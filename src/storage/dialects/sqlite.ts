@@ -34,6 +34,16 @@ export const sqliteCapabilities: DialectCapabilities = {
   isInvalidValue: (error) =>
     errorCode(error).startsWith('SQLITE_MISMATCH') || errorCode(error).startsWith('SQLITE_TOOBIG'),
   currentSchema: async () => undefined,
+  // A trigger per kind of change, for each row (SQLite has no statement triggers).
+  installChangeCounter: async (db, table) => {
+    for (const change of ['insert', 'update', 'delete'])
+      await sql
+        .raw(
+          `create trigger ${table}_${change}_counted after ${change} on ${table} for each row begin ` +
+            `update change_counters set n = n + 1 where name = '${table}'; end`,
+        )
+        .execute(db);
+  },
   ping: async (db) => {
     await sql`select 1`.execute(db);
   },

@@ -1,0 +1,125 @@
+// The enabled alert rules as a tracker keeps them between batches (DESIGN §12). They are read again
+// only when the store's rules version moved (the store bumps it at any change to a rule, from any
+// process), so a batch reads one number instead of the rules. Each rule is indexed by its scope's
+// narrowest dimension (accounts, else tags, else platform, else every account), so an account's
+// rules are found through a few map lookups, not by weighing every rule; and numbered by the
+// question it asks (metric and condition), so rules asking the same share one decision.
+import type { Logger } from 'pino';
+import { historyNeeded } from '../domain/alert-conditions.ts';
+import { scopeKeys, scopeMatches, type AlertRuleDefinition } from '../domain/alert-rules.ts';
+import { alertRulesVersion, enabledAlertRules, type FoundRule } from '../storage/alert-rules-repo.ts';
+import type { Executor } from '../storage/store.ts';
+import { decisionKey } from './alert-history.ts';
+
+export interface BookRule {
+  id: string;
+  definition: AlertRuleDefinition;
+  /** The number of its (metric, condition) among the book's questions. */
+  question: number;
+  /** Its place in the book. */
+  index: number;
+  /** Whether its scope has dimensions besides the indexed one (they are checked per account). */
+  narrowed: boolean;
+}
+
+export interface AccountInScope {
+  id: number;
+  platform: string;
+  tags: readonly string[];
+}
+
+const NO_RULES: readonly BookRule[] = [];
+
+export class RuleSet {
+  /** Whether any rule's scope names tags: only then are a batch's tags read. */
+  readonly byTags: boolean;
+  /** The last account each rule was found for (a rule indexed under two of its tags is found once). */
+  private readonly seenAt: Uint32Array;
+  private lookups = 0;
+
+  constructor(
+    readonly rules: readonly BookRule[],
+    readonly questions: number,
+    private readonly index: ReadonlyMap<string, readonly BookRule[]>,
+  ) {
+    this.byTags = rules.some((r) => r.definition.scope.tags !== undefined);
+    this.seenAt = new Uint32Array(rules.length);
+  }
+
+  /** The rules whose scope holds the account, each once. */
+  inScope(account: AccountInScope): BookRule[] {
+    const found: BookRule[] = [];
+    const mark = (this.lookups = (this.lookups % 0xffff_fffe) + 1);
+    const add = (list: readonly BookRule[] | undefined) => {
+      for (const rule of list ?? NO_RULES) {
+        if (this.seenAt[rule.index] === mark) continue;
+        this.seenAt[rule.index] = mark;
+        if (!rule.narrowed || scopeMatches(rule.definition.scope, account)) found.push(rule);
+      }
+    };
+    add(this.index.get('all:'));
+    add(this.index.get(`platform:${account.platform}`));
+    add(this.index.get(`account:${account.id}`));
+    for (const tag of account.tags) add(this.index.get(`tag:${tag}`));
+    return found;
+  }
+}
+
+/** The book of the rules `found`; a rule that cannot be read or weighed is logged and left out. */
+export function compileRules(found: readonly FoundRule[], logger: Logger): RuleSet {
+  const rules: BookRule[] = [];
+  const questions = new Map<string, number>();
+  const index = new Map<string, BookRule[]>();
+  for (const rule of found) {
+    if (!rule.ok) {
+      logger.warn({ err: rule.error, rule: rule.id }, 'alert rule skipped: it cannot be read');
+      continue;
+    }
+    try {
+      const { scope, metric, condition } = rule.definition;
+      // Each throws on a stored shape perch does not write: the rule is skipped, not the batch.
+      historyNeeded(condition, 0);
+      scopeMatches(scope, { id: 0, platform: scope.platform ?? '', tags: [] });
+      const keys = scopeKeys(scope);
+      const key = decisionKey(metric, condition);
+      const question = questions.get(key) ?? questions.size;
+      questions.set(key, question);
+      const dimensions = [scope.accounts, scope.tags, scope.platform].filter((d) => d !== undefined).length;
+      const entry: BookRule = {
+        id: rule.id,
+        definition: rule.definition,
+        question,
+        index: rules.length,
+        narrowed: dimensions > 1,
+      };
+      rules.push(entry);
+      for (const { kind, value } of keys) {
+        const name = `${kind}:${value}`;
+        const list = index.get(name);
+        if (list) list.push(entry);
+        else index.set(name, [entry]);
+      }
+    } catch (error) {
+      logger.warn({ err: error, rule: rule.id }, 'alert rule skipped: its scope or condition cannot be read');
+    }
+  }
+  return new RuleSet(rules, questions.size, index);
+}
+
+/** The rules one tracker weighs, read again from the store only when their version moved. */
+export class AlertRuleBook {
+  private version: number | null = null;
+  private set = new RuleSet([], 0, new Map());
+
+  constructor(private readonly logger: Logger) {}
+
+  /** The rules as of `db`'s transaction. */
+  async current(db: Executor): Promise<RuleSet> {
+    const version = await alertRulesVersion(db);
+    if (version !== this.version) {
+      this.set = compileRules(await enabledAlertRules(db), this.logger);
+      this.version = version;
+    }
+    return this.set;
+  }
+}
