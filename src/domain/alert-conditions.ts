@@ -114,39 +114,34 @@ function latestAtOrBefore(points: Points, time: number): number | null {
  * a jump; null with fewer than ANOMALY_MIN_DAYS of them.
  */
 export function anomalyScore(points: Points, now: number, value: number): AnomalyScore | null {
-  // Every rule on the same account and metric asks the same question at one check: answered once.
-  const known = scores.get(points);
-  if (known && known.now === now && known.value === value) return known.score;
-  const score = computeAnomaly(points, now, value);
-  scores.set(points, { now, value, score });
-  return score;
-}
-
-type AnomalyScore = { change: number; mean: number; z: number };
-const scores = new WeakMap<Points, { now: number; value: number; score: AnomalyScore | null }>();
-
-function computeAnomaly(points: Points, now: number, value: number): AnomalyScore | null {
+  // The last point of each UTC day of the window, by the day's place in it (no sort, no map: a
+  // check weighs this for every account with an anomaly rule; rules asking the same question of
+  // an account share one decision, tracker/alert-history.ts).
   const today = Math.floor(now / DAY_MS);
-  const byDay = new Map<number, [number, number]>();
-  for (const [at, v] of points) {
-    const day = Math.floor(at / DAY_MS);
-    if (!Number.isFinite(v) || day >= today || day < today - ANOMALY_BASELINE_DAYS - 1) continue;
-    const current = byDay.get(day);
-    if (current === undefined || at >= current[0]) byDay.set(day, [at, v]);
+  const firstDay = today - ANOMALY_BASELINE_DAYS - 1;
+  const span = today - firstDay;
+  const at = new Float64Array(span).fill(-Infinity);
+  const values = new Float64Array(span);
+  for (const [time, v] of points) {
+    const slot = Math.floor(time / DAY_MS) - firstDay;
+    if (!Number.isFinite(v) || slot < 0 || slot >= span || time < (at[slot] ?? 0)) continue;
+    at[slot] = time;
+    values[slot] = v;
   }
-  const days = [...byDay.keys()].sort((a, b) => a - b);
-  const last = days.at(-1);
-  const lastPoint = last === undefined ? undefined : byDay.get(last);
-  if (last === undefined || lastPoint === undefined) return null;
   const changes: number[] = [];
-  for (let i = 1; i < days.length; i += 1) {
-    const [d0, d1] = [days[i - 1] ?? 0, days[i] ?? 0];
-    const [p0, p1] = [byDay.get(d0), byDay.get(d1)];
-    if (p0 && p1) changes.push((p1[1] - p0[1]) / (d1 - d0));
+  let last = -1;
+  for (let slot = 0; slot < span; slot += 1) {
+    if (at[slot] === -Infinity) continue;
+    if (last >= 0) changes.push(((values[slot] ?? 0) - (values[last] ?? 0)) / (slot - last));
+    last = slot;
   }
+  if (last < 0) return null;
   if (changes.length < ANOMALY_MIN_DAYS) return null;
   const mean = changes.reduce((a, b) => a + b, 0) / changes.length;
   const spread = Math.sqrt(changes.reduce((a, b) => a + (b - mean) ** 2, 0) / changes.length);
-  const change = (value - lastPoint[1]) / (today - last);
-  return { change: value - lastPoint[1], mean, z: (change - mean) / Math.max(spread, MIN_SPREAD) };
+  const lastValue = values[last] ?? 0;
+  const change = (value - lastValue) / (span - last);
+  return { change: value - lastValue, mean, z: (change - mean) / Math.max(spread, MIN_SPREAD) };
 }
+
+type AnomalyScore = { change: number; mean: number; z: number };
