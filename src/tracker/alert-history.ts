@@ -30,6 +30,8 @@ export interface AccountAlertState {
 }
 
 export type Decision = { ok: true; finding: AlertFinding | null } | { ok: false; error: unknown };
+/** The decision of most questions at most checks, shared. */
+const HOLDS_NOT: Decision = Object.freeze({ ok: true, finding: null });
 
 /** The question a rule asks, the same text for every rule asking it. */
 export function decisionKey(metric: AlertMetric, condition: AlertCondition): string {
@@ -40,6 +42,7 @@ export function accountAlertState(id: number, subject: AlertSubject): AccountAle
   return { id, subject, windows: new Map(), month: {}, decided: [] };
 }
 
+const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 const SNAPSHOT_METRICS = ['followers', 'following', 'posts'] as const;
 type SnapshotMetric = (typeof SNAPSHOT_METRICS)[number];
@@ -101,12 +104,20 @@ export async function readAlertHistory(
 }
 
 /** The history one question reads: the window's baseline, the daily series or the month. */
-function historyFor(state: AccountAlertState, metric: AlertMetric, condition: AlertCondition): Points {
+function historyFor(state: AccountAlertState, metric: AlertMetric, condition: AlertCondition, now: number): Points {
   const series = metric === 'followers' ? (state.subject.history.followers ?? []) : [];
   if ('changePercent' in condition) {
     const baseline = state.windows.get(condition.windowHours);
     if (!baseline || !isSnapshotMetric(metric)) return series;
-    return [...series, [baseline.observedAt, baseline[metric]]];
+    // The window's start is compared with the latest point at or before it: the baseline, or a
+    // later daily point of the series (found here, so the series is not copied per question).
+    const start = now - condition.windowHours * HOUR_MS;
+    let daily: Points[number] | undefined;
+    for (const point of series)
+      if (point[0] <= start && Number.isFinite(point[1]) && (daily === undefined || point[0] >= daily[0]))
+        daily = point;
+    const own = [baseline.observedAt, baseline[metric]] as const;
+    return daily ? [daily, own] : [own];
   }
   if ('anomaly' in condition) return metric === 'followers' ? series : (state.month[metric] ?? []);
   return [];
@@ -127,9 +138,10 @@ export function decide(
     // Levels and silence read no history: the account's subject as it is.
     const subject: AlertSubject =
       'changePercent' in condition || 'anomaly' in condition
-        ? { ...state.subject, history: { [metric]: historyFor(state, metric, condition) } }
+        ? { ...state.subject, history: { [metric]: historyFor(state, metric, condition, now) } }
         : state.subject;
-    decision = { ok: true, finding: evaluateCondition(metric, condition, subject, now) };
+    const finding = evaluateCondition(metric, condition, subject, now);
+    decision = finding === null ? HOLDS_NOT : { ok: true, finding };
   } catch (error) {
     decision = { ok: false, error };
   }

@@ -28,8 +28,6 @@ export interface AccountInScope {
   tags: readonly string[];
 }
 
-const NO_RULES: readonly BookRule[] = [];
-
 export class RuleSet {
   /** Whether any rule's scope names tags: only then are a batch's tags read. */
   readonly byTags: boolean;
@@ -50,18 +48,20 @@ export class RuleSet {
   inScope(account: AccountInScope): BookRule[] {
     const found: BookRule[] = [];
     const mark = (this.lookups = (this.lookups % 0xffff_fffe) + 1);
-    const add = (list: readonly BookRule[] | undefined) => {
-      for (const rule of list ?? NO_RULES) {
-        if (this.seenAt[rule.index] === mark) continue;
-        this.seenAt[rule.index] = mark;
-        if (!rule.narrowed || scopeMatches(rule.definition.scope, account)) found.push(rule);
-      }
-    };
-    add(this.index.get('all:'));
-    add(this.index.get(`platform:${account.platform}`));
-    add(this.index.get(`account:${account.id}`));
-    for (const tag of account.tags) add(this.index.get(`tag:${tag}`));
+    this.collect(this.index.get('all:'), account, found, mark);
+    this.collect(this.index.get(`platform:${account.platform}`), account, found, mark);
+    this.collect(this.index.get(`account:${account.id}`), account, found, mark);
+    for (const tag of account.tags) this.collect(this.index.get(`tag:${tag}`), account, found, mark);
     return found;
+  }
+
+  private collect(list: readonly BookRule[] | undefined, account: AccountInScope, found: BookRule[], mark: number) {
+    if (list === undefined) return;
+    for (const rule of list) {
+      if (this.seenAt[rule.index] === mark) continue;
+      this.seenAt[rule.index] = mark;
+      if (!rule.narrowed || scopeMatches(rule.definition.scope, account)) found.push(rule);
+    }
   }
 }
 
