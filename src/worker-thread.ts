@@ -87,24 +87,51 @@ export function startWorker<In, Out>(file: URL, options: WorkerStartOptions = {}
 
 /**
  * In a worker file: hands each message to `handle`; an asked one is answered with what it returns
- * (its buffers moved, not copied, when `transferOf` names them), or with the error it threw or
- * that sending the answer met.
+ * (awaited when it is a promise; its buffers moved, not copied, when `transferOf` names them), or
+ * with the error it threw or that sending the answer met. While an answer is awaited, the messages
+ * after it wait their turn, so answers still come back in the order asked.
  */
 export function answerMessages<In, Out>(
-  handle: (message: In) => Out,
+  handle: (message: In) => Out | Promise<Out>,
   transferOf: (answer: Out) => readonly TransferListItem[] = () => [],
 ): void {
   const port = parentPort;
   if (port === null) throw new Error('answerMessages() runs in a worker thread');
-  port.on('message', ({ ask, body }: Envelope) => {
-    if (!ask) return void handle(body as In);
+  const fail = (error: unknown) =>
+    port.postMessage({ error: error instanceof Error ? error.message : String(error) } satisfies Answer);
+  const send = (value: Out) => {
     try {
-      const value = handle(body as In);
       port.postMessage({ value } satisfies Answer, transferOf(value));
     } catch (error) {
-      // The handler threw, or its answer cannot be copied back (nested too deep to clone).
-      port.postMessage({ error: error instanceof Error ? error.message : String(error) } satisfies Answer);
+      // The answer cannot be copied back (nested too deep to clone).
+      fail(error);
     }
+  };
+  let pending: Promise<void> | null = null;
+  const run = ({ ask, body }: Envelope): Promise<void> | null => {
+    if (!ask) {
+      const told = handle(body as In);
+      return told instanceof Promise ? told.then(() => {}) : null;
+    }
+    let value: Out | Promise<Out>;
+    try {
+      value = handle(body as In);
+    } catch (error) {
+      fail(error);
+      return null;
+    }
+    if (value instanceof Promise) return value.then(send, fail);
+    send(value);
+    return null;
+  };
+  port.on('message', (envelope: Envelope) => {
+    const turn: Promise<void> | null =
+      pending === null ? run(envelope) : pending.then(() => run(envelope) ?? undefined);
+    if (turn === null) return;
+    pending = turn;
+    void turn.finally(() => {
+      if (pending === turn) pending = null;
+    });
   });
 }
 

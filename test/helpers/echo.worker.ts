@@ -9,7 +9,9 @@ export type EchoMessage =
   | { kind: 'fail' }
   | { kind: 'options' }
   | { kind: 'die' }
-  | { kind: 'block'; ms: number };
+  | { kind: 'block'; ms: number }
+  | { kind: 'later'; text: string; ms: number }
+  | { kind: 'fail-later' };
 
 const remembered: string[] = [];
 
@@ -28,6 +30,13 @@ answerMessages<EchoMessage, unknown>(
         return { workerData: workerData as unknown, maxOldGenerationSizeMb: resourceLimits.maxOldGenerationSizeMb };
       case 'die':
         throw new Error('told to die');
+      case 'later':
+        // An answer that takes a while (as a write on the thread's own connection does).
+        return new Promise((resolve) =>
+          setTimeout(() => resolve(`${message.text} ${remembered.join(' ')}`), message.ms),
+        );
+      case 'fail-later':
+        return Promise.reject(new Error('failed later'));
       case 'block':
         // Holds the thread (as a long parse or sort does) until the time passes or it is ended.
         return Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, message.ms);

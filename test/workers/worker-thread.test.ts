@@ -24,6 +24,19 @@ describe('a worker thread', () => {
     assert.equal(bytes.byteLength, 0, 'the buffer went to the thread');
   });
 
+  it('awaits an answer that is a promise, keeping the messages after it in their turn', async (t) => {
+    const thread = startWorker<EchoMessage, unknown>(ECHO);
+    t.after(() => thread.exit());
+    const slow = thread.ask({ kind: 'later', text: 'slow:', ms: 100 });
+    // Told while the slow answer is pending: handled after it, so the slow one does not see it.
+    thread.tell({ kind: 'remember', text: 'after' });
+    const failed = thread.ask({ kind: 'fail-later' });
+    const recalled = thread.ask({ kind: 'recall' });
+    assert.equal(await slow, 'slow: ');
+    await assert.rejects(failed, (error) => error instanceof WorkerAnswerError && error.message === 'failed later');
+    assert.equal(await recalled, 'after');
+  });
+
   it("reports the handler's error to the one who asked, and goes on", async (t) => {
     const thread = startWorker<EchoMessage, unknown>(ECHO);
     t.after(() => thread.exit());
