@@ -6,6 +6,7 @@
 // server keeps answering meanwhile.
 import { startWorker, type WorkerThread } from '../worker-thread.ts';
 import type { KeyOrderMessage } from './key-order.worker.ts';
+import { sortKey } from './key-runs.ts';
 
 /** Below this many rows the sort runs here: it takes a few milliseconds. */
 const SORT_HERE_BELOW = 20_000;
@@ -17,9 +18,8 @@ interface Keyed {
   key: string;
 }
 
-// A space sorts below every character of a key, so "platform key" strings sort as (platform, key)
-// pairs; keys never hold a line break, which separates them on the way over.
-const sortKey = (row: Keyed): string => `${row.platform} ${row.key}`;
+// "platform key" strings (key-runs.ts) sort as (platform, key) pairs; keys never hold a line break,
+// which separates them on the way over.
 /** The same order here, without building a string per comparison. */
 const byKey = (a: Keyed, b: Keyed): number =>
   a.platform !== b.platform ? (a.platform < b.platform ? -1 : 1) : a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
