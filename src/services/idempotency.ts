@@ -30,7 +30,8 @@ export type { Executor };
 
 /** What the helper works with: the store, the time, and the key that seals stored answers. */
 export interface OnceDeps {
-  store: Store;
+  /** Its writer and dialect only (a worker thread passes the connection it opened). */
+  store: Pick<Store, 'db' | 'caps'>;
   clock: Clock;
   sealKey: Buffer;
 }

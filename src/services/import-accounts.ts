@@ -1,23 +1,21 @@
 // Importing usernames as a use case: read the CSV into a plan, commit it in one transaction (which
-// this file opens), and price what tracking the added accounts costs. The insert route, the
+// this file opens; import-write.ts has its writes, which a large SQLite import runs on a thread of
+// its own, import-off-thread.ts), and price what tracking the added accounts costs. The insert route, the
 // dashboard's import and `perch import` all call importAccounts; they only wake the tracker.
-import type { CsvImportPlan, Rejection } from '../domain/csv-import.ts';
-import { PerchError } from '../domain/errors.ts';
-import { newId } from '../domain/ids.ts';
-import { writeAudit } from '../storage/audit-repo.ts';
-import { recordEvents } from '../storage/events-repo.ts';
+import type { CsvImportPlan } from '../domain/csv-import.ts';
 import { listImports, type ImportRecord } from '../storage/imports-list.ts';
-import { writeImport, type ImportCounts } from '../storage/imports-repo.ts';
 import { KeyOrder } from '../storage/key-order.ts';
 import type { Store } from '../storage/store.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
-import { importCompletedEvent } from './events.ts';
-import { inTransactionOnce, type Executor, type Once } from './idempotency.ts';
+import { inTransactionOnce, type Once, type Outcome } from './idempotency.ts';
+import { ImportWriter } from './import-off-thread.ts';
 import { planImport, type ImportPlan } from './import-plan.ts';
+import { writePlan, type CommitOptions, type ImportReport } from './import-write.ts';
 import { estimateForImport, type ImportEstimate } from './spend.ts';
 
 export { planImport, type ImportLimits, type ImportPlan } from './import-plan.ts';
+export type { CommitOptions, ImportReport } from './import-write.ts';
 
 /** What the import works with; the composer builds it once. */
 export interface ImportDeps {
@@ -63,42 +61,42 @@ export interface ImportResult {
 export async function importAccounts(imports: ImportDeps, upload: ImportUpload): Promise<ImportResult> {
   const { store, clock, config } = imports;
   const { progress } = upload;
-  const plan = await planImport(upload.source, config, progress?.read);
+  // A large import into a SQLite file is written on a thread of its own (import-off-thread.ts).
+  const writer = store.sqliteFile === null ? undefined : new ImportWriter(store.sqliteFile);
+  const plan = await planImport(upload.source, config, progress?.read, writer);
   progress?.planned?.(plan.rows.length);
   const options = { actor: upload.actor, source: upload.via, clock, onProgress: progress?.written };
-  const rows = await sortedRows(plan);
-  const outcome = await inTransactionOnce(imports, upload.once?.() ?? null, 200, (trx) =>
-    writePlan(trx, store, plan, rows, options),
-  );
+  let outcome: Outcome<ImportReport>;
+  try {
+    const once = upload.once?.() ?? null;
+    outcome =
+      writer?.started === true
+        ? await writer.write(store, imports.sealKey, plan, once, options)
+        : await writeHere(imports, plan, once, options);
+  } finally {
+    writer?.abandon();
+  }
   const report = outcome.body;
   if (plan.rows.length >= LARGE_IMPORT_ROWS) imports.afterLargeImport?.();
   const added = report.inserted + report.reactivated;
   return { report, added, estimate: estimateForImport(config, plan.rows, added), replayed: outcome.replayed };
 }
 
-export interface ImportReport extends ImportCounts {
-  success: true;
-  importId: string;
-  received: number;
-  accepted: number;
-  duplicates: number;
-  rejected: Rejection[];
-  rejectedCount: number;
-  rejectedTruncated: boolean;
-  warnings: string[];
-}
-
-export interface CommitOptions {
-  actor: string | null;
-  source: string;
-  clock: Clock;
-  onProgress?: (written: number, total: number) => void;
+/** The plan's writes on this thread, in the transaction inTransactionOnce opens (sorted before it opens). */
+async function writeHere(
+  imports: ImportDeps,
+  plan: ImportPlan,
+  once: Once | null,
+  options: CommitOptions,
+): Promise<Outcome<ImportReport>> {
+  const rows = await sortedRows(plan);
+  return inTransactionOnce(imports, once, 200, (trx) => writePlan(trx, imports.store.caps, plan, rows, options));
 }
 
 /** Commits the plan in one transaction, all or nothing (importAccounts without the reading and pricing). */
 export async function commitImport(store: Store, plan: ImportPlan, options: CommitOptions): Promise<ImportReport> {
   const rows = await sortedRows(plan);
-  return store.db.transaction().execute((trx) => writePlan(trx, store, plan, rows, options));
+  return store.db.transaction().execute((trx) => writePlan(trx, store.caps, plan, rows, options));
 }
 
 /**
@@ -108,59 +106,6 @@ export async function commitImport(store: Store, plan: ImportPlan, options: Comm
  */
 function sortedRows(plan: ImportPlan): Promise<CsvImportPlan['rows']> {
   return (plan.keyOrder ?? new KeyOrder()).inOrder(plan.rows).catch(() => plan.rows);
-}
-
-/** The import's writes, in the one transaction its caller opened: every write that must commit with it goes here. */
-async function writePlan(
-  trx: Executor,
-  store: Store,
-  plan: ImportPlan,
-  rows: CsvImportPlan['rows'],
-  options: CommitOptions,
-): Promise<ImportReport> {
-  const { clock } = options;
-  // Imports take turns: two inserting overlapping names in different orders would deadlock. One
-  // that finds another being written is refused at once rather than hold a connection waiting.
-  if (!(await store.caps.trySerialize(trx, 'imports')))
-    throw new PerchError('import_in_progress', 'Another import is being written; send this one again when it is done.');
-  const importId = newId('imp');
-  const startedAt = clock.now();
-  const counts = await writeImport(trx, store.caps, rows, {
-    id: importId,
-    actor: options.actor,
-    source: options.source,
-    received: plan.received,
-    duplicates: plan.duplicates,
-    rejectedCount: plan.rejectedCount,
-    startedAt,
-    now: () => clock.now(),
-    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-  });
-  await writeAudit(trx, {
-    actor: options.actor,
-    action: 'accounts.import',
-    target: importId,
-    detail: { ...counts, accepted: plan.rows.length },
-    at: startedAt,
-  });
-  const report = reportOf(importId, plan, counts);
-  await recordEvents(trx, store.caps, [importCompletedEvent(report)], clock.now());
-  return report;
-}
-
-function reportOf(importId: string, plan: CsvImportPlan, counts: ImportCounts): ImportReport {
-  return {
-    success: true,
-    importId,
-    received: plan.received,
-    accepted: plan.rows.length,
-    ...counts,
-    duplicates: plan.duplicates,
-    rejected: plan.rejected,
-    rejectedCount: plan.rejectedCount,
-    rejectedTruncated: plan.rejectedTruncated,
-    warnings: plan.warnings,
-  };
 }
 
 /** Past imports, newest first; `before` is the [createdAt, id] position of the previous page's last. */

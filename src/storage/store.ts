@@ -1,6 +1,7 @@
 // Opens the store named by DATABASE_URL and hands out its executors; the only place that picks a dialect.
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
+import type { SqliteFile } from './dialects/sqlite.ts';
 import { migrateToLatest } from './migrate.ts';
 import type { Database } from './schema.ts';
 
@@ -13,6 +14,8 @@ export interface Store {
   /** Reads that may run beside a long write transaction (SQLite: a second connection). */
   readonly reader: Kysely<Database>;
   readonly caps: DialectCapabilities;
+  /** A SQLite store's file, which a worker thread may open a connection of its own to; null otherwise. */
+  readonly sqliteFile: SqliteFile | null;
   /**
    * Runs a compiled read on the reader connection at once, without Kysely's connection queue and
    * its promises (SQLite, whose driver answers synchronously); null where reads go over the network.
@@ -62,6 +65,7 @@ export async function openStore(databaseUrl: string, options: StoreOptions = {})
       reader: sqlite.reader,
       readNow: sqlite.readNow,
       caps: sqliteCapabilities,
+      sqliteFile: sqlite.file,
       integrityCheck: async () => sqlite.integrityCheck(),
       checkpoint: async () => {
         await sqlite.checkpoint();
@@ -89,6 +93,7 @@ export async function openStore(databaseUrl: string, options: StoreOptions = {})
       reader: db,
       readNow: null,
       caps: postgresCapabilities,
+      sqliteFile: null,
       integrityCheck: async () => 'ok',
       checkpoint: async () => {},
       listenForDue,

@@ -96,8 +96,15 @@ function readNowOn(connection: Connection): ReadNow {
   return (query) => connection.prepare(query.sql).all(...(query.parameters as unknown[]));
 }
 
+/** Where a SQLite store lies, for a thread that opens its own connection to it (null: in memory). */
+export interface SqliteFile {
+  path: string;
+  busyTimeoutMs: number;
+}
+
 export interface SqliteHandles {
   writer: Kysely<Database>;
+  file: SqliteFile | null;
   reader: Kysely<Database>;
   /** Runs a compiled read on the reader connection at once (see Store.readNow). */
   readNow: ReadNow;
@@ -117,6 +124,7 @@ export function openSqlite(path: string, busyTimeoutMs = CLI_BUSY_TIMEOUT_MS): S
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
     return {
       writer: db,
+      file: null,
       reader: db,
       readNow: readNowOn(raw),
       integrityCheck: () => String(raw.pragma('integrity_check', { simple: true })),
@@ -136,6 +144,7 @@ export function openSqlite(path: string, busyTimeoutMs = CLI_BUSY_TIMEOUT_MS): S
   checkpointer.onExit = () => rawWriter.pragma('wal_autocheckpoint = 1000');
   return {
     writer,
+    file: { path, busyTimeoutMs },
     reader,
     readNow: readNowOn(rawReader),
     integrityCheck: () => String(rawWriter.pragma('integrity_check', { simple: true })),
@@ -149,4 +158,12 @@ export function openSqlite(path: string, busyTimeoutMs = CLI_BUSY_TIMEOUT_MS): S
       if (rawWriter.open) rawWriter.close();
     },
   };
+}
+
+/**
+ * A writer connection of its own to the store's file, with the pragmas of every connection, for a
+ * worker thread (a large import writes on one, services/import-write.worker.ts).
+ */
+export function openSqliteWriter({ path, busyTimeoutMs }: SqliteFile): Kysely<Database> {
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: open(path, false, busyTimeoutMs) }) });
 }

@@ -1,0 +1,106 @@
+// Writing a large import into a SQLite file on a worker thread (import-write.worker.ts). The rows
+// go to the thread while the file is still being read; it sorts them there (as key-order.ts would)
+// and writes them in one transaction on a connection of its own, while this process's writer
+// connection is held: every other write of this process waits behind the import, as it did behind
+// the import's transaction on that connection, and the event loop stays free, also during the
+// COMMIT, which for a million rows held it for 150–300 ms (bench/README.md, 2026-12-04).
+import { MessageChannel } from 'node:worker_threads';
+import type { CsvImportPlan, ImportRow } from '../domain/csv-import.ts';
+import { PerchError, type ErrorCode } from '../domain/errors.ts';
+import type { SqliteFile } from '../storage/dialects/sqlite.ts';
+import type { Store } from '../storage/store.ts';
+import { startWorker, type WorkerThread } from '../worker-thread.ts';
+import type { Once, Outcome } from './idempotency.ts';
+import type { CommitOptions, ImportReport } from './import-write.ts';
+import type { ImportWriteAnswer, ImportWriteMessage, ThreadError } from './import-write.worker.ts';
+
+/** Once a plan has this many rows, its rows go to a write thread (a smaller import's COMMIT takes a few ms). */
+export const OFF_THREAD_ROWS = 100_000;
+/**
+ * Rows go to the thread as JSON text in pieces this large: a copied string crosses at once, while
+ * 20,000 row objects cloned by postMessage held the event loop for 60–125 ms each in a server
+ * holding a million of them.
+ */
+const PIECE = 5_000;
+/** At most this many pieces go per call of `feed`, so the rows planned before the thread started go over a few turns. */
+const PIECES_PER_FEED = 4;
+
+type WriteThread = WorkerThread<ImportWriteMessage, ImportWriteAnswer | null>;
+
+/**
+ * Feeds a plan's rows to a write thread as they are planned (`feed` the growing list), once there
+ * are OFF_THREAD_ROWS of them; then `write` (if `started`) or `abandon`.
+ */
+export class ImportWriter {
+  private thread: WriteThread | null = null;
+  private sent = 0;
+
+  constructor(private readonly file: SqliteFile) {}
+
+  get started(): boolean {
+    return this.thread !== null;
+  }
+
+  feed(rows: readonly ImportRow[]): void {
+    if (this.thread === null && rows.length < OFF_THREAD_ROWS) return;
+    this.thread ??= startWorker(new URL('./import-write.worker.ts', import.meta.url));
+    for (let n = 0; n < PIECES_PER_FEED && rows.length - this.sent >= PIECE; n += 1, this.sent += PIECE)
+      this.send(rows, this.sent);
+  }
+
+  /** Writes the plan on the thread, in one transaction; resolves as inTransactionOnce does. */
+  async write(
+    store: Pick<Store, 'db'>,
+    sealKey: Buffer,
+    plan: CsvImportPlan,
+    once: Once | null,
+    options: CommitOptions,
+  ): Promise<Outcome<ImportReport>> {
+    const thread = this.thread;
+    if (thread === null) throw new Error('no rows were sent to the write thread');
+    this.thread = null;
+    const { port1, port2 } = new MessageChannel();
+    port1.on('message', ([written, total]: [number, number]) => options.onProgress?.(written, total));
+    try {
+      for (; this.sent < plan.rows.length; this.sent += PIECE) {
+        this.send(plan.rows, this.sent, thread);
+        await new Promise(setImmediate);
+      }
+      const { received, duplicates, rejected, rejectedCount, rejectedTruncated, warnings } = plan;
+      const job = {
+        file: this.file,
+        plan: { received, duplicates, rejected, rejectedCount, rejectedTruncated, warnings },
+        once,
+        sealKey,
+        actor: options.actor,
+        source: options.source,
+        clockOffsetMs: options.clock.now() - Date.now(),
+        progress: port2,
+      };
+      // The writer connection stays held until the thread has committed (or given up).
+      const answer = await store.db.connection().execute(() => thread.ask({ write: job }, [port2]));
+      if (answer === null) throw new Error('the import thread answered nothing');
+      if (!answer.ok) throw rethrown(answer.error);
+      return answer.outcome;
+    } finally {
+      port1.close();
+      void thread.exit();
+    }
+  }
+
+  abandon(): void {
+    void this.thread?.exit();
+    this.thread = null;
+  }
+
+  private send(rows: readonly ImportRow[], start: number, thread = this.thread): void {
+    thread?.tell({ rows: JSON.stringify(rows.slice(start, start + PIECE)) });
+  }
+}
+
+/** The thread's error as this side throws it: the same PerchError, or an Error with the driver's code. */
+function rethrown({ message, code, perch, extensions }: ThreadError): Error {
+  if (perch && code !== null)
+    return new PerchError(code as ErrorCode, message, extensions === null ? {} : { extensions });
+  return code === null ? new Error(message) : Object.assign(new Error(message), { code });
+}
