@@ -10,6 +10,7 @@ import { KeyRuns, sortKey } from '../storage/key-runs.ts';
 import { openSqliteWriter, sqliteCapabilities, type SqliteFile } from '../storage/dialects/sqlite.ts';
 import { answerMessages } from '../worker-thread.ts';
 import { inTransactionOnce, type Once, type Outcome } from './idempotency.ts';
+import { rowsFromText } from './import-rows-text.ts';
 import { writePlan, type ImportReport } from './import-write.ts';
 
 /** What the thread needs besides the rows: the file, the plan's figures, and the import's context. */
@@ -34,7 +35,7 @@ export interface ThreadError {
   extensions: Record<string, unknown> | null;
 }
 
-/** `rows`: a piece of the rows, in the order they are written, as JSON text. */
+/** `rows`: the next piece of the plan's rows, as import-rows-text.ts writes them. */
 export type ImportWriteMessage = { rows: string } | { write: ImportWriteJob };
 export type ImportWriteAnswer = { ok: true; outcome: Outcome<ImportReport> } | { ok: false; error: ThreadError };
 
@@ -87,7 +88,7 @@ function threadError(error: unknown): ThreadError {
 
 answerMessages<ImportWriteMessage, ImportWriteAnswer | null>((message) => {
   if ('rows' in message) {
-    const piece = JSON.parse(message.rows) as ImportRow[];
+    const piece = rowsFromText(message.rows);
     for (const row of piece) rows.push(row);
     runs.add(piece.map(sortKey));
     return null;

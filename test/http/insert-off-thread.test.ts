@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
 import { OFF_THREAD_ROWS } from '../../src/services/import-off-thread.ts';
+import { rowsFromText, rowsToText } from '../../src/services/import-rows-text.ts';
+import type { ImportRow } from '../../src/domain/csv-import.ts';
 import { ADMIN_KEY, build, countAccounts } from '../helpers/app.ts';
 import { dialectName } from '../helpers/store-url.ts';
 
@@ -61,5 +63,65 @@ describe('a large import into a SQLite file', { skip }, () => {
     });
     assert.equal(other2.statusCode, 422, other2.body);
     assert.equal(other2.json().code, 'idempotency_key_mismatch');
+  });
+
+  it('writes what each row says: platform, tags, note and follower list, as the import on the event loop does', async (t) => {
+    const test = await build(t);
+    const lines = ['username,platform,tags,note,follower_list'];
+    for (let i = 0; i < OFF_THREAD_ROWS; i += 1) lines.push(`plain${i},,,,`);
+    lines.push('tagged1,x,press;founders,"a note, with a comma\nand a second line",yes');
+    lines.push('carol.bsky.social,bluesky,friends,,no');
+    const response = await test.app.inject({
+      method: 'POST',
+      url: '/api/admin/insert',
+      headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'text/csv' },
+      payload: `${lines.join('\n')}\n`,
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.equal(response.json().inserted, OFF_THREAD_ROWS + 2);
+    const rows = await test.deps.store.db
+      .selectFrom('accounts')
+      .select(['platform', 'username', 'tags', 'note', 'follower_list'])
+      .where('username', 'in', ['tagged1', 'carol.bsky.social', 'plain7'])
+      .orderBy('username')
+      .execute();
+    assert.deepEqual(
+      rows.map((row) => ({ ...row, tags: JSON.parse(row.tags) as string[] })),
+      [
+        { platform: 'bluesky', username: 'carol.bsky.social', tags: ['friends'], note: null, follower_list: 0 },
+        { platform: 'x', username: 'plain7', tags: [], note: null, follower_list: null },
+        {
+          platform: 'x',
+          username: 'tagged1',
+          tags: ['press', 'founders'],
+          note: 'a note, with a comma\nand a second line',
+          follower_list: 1,
+        },
+      ],
+    );
+    const tagRows = await test.deps.store.db.selectFrom('account_tags').selectAll().execute();
+    assert.equal(tagRows.length, 3, 'the tag rows are written with the accounts');
+  });
+});
+
+describe('rows as text for the write thread', () => {
+  it('come back as they went, whatever a note holds', () => {
+    const rows: ImportRow[] = [
+      { line: 2, platform: 'x', username: 'Jack', key: 'jack', tags: [], note: null },
+      { line: 3, platform: 'bluesky', username: 'a.bsky.social', key: 'a.bsky.social', tags: ['x y', 'z'], note: '' },
+      {
+        line: 9,
+        platform: 'x',
+        username: 'b',
+        key: 'b',
+        tags: [],
+        note: 'tab\there\nline "quoted"',
+        followerList: false,
+      },
+      { line: 10, platform: 'x', username: 'c', key: 'c', tags: [], note: null, followerList: true },
+    ];
+    assert.deepEqual(rowsFromText(rowsToText(rows, 0, rows.length)), rows);
+    assert.deepEqual(rowsFromText(rowsToText(rows, 1, 3)), rows.slice(1, 3));
+    assert.deepEqual(rowsFromText(rowsToText(rows, 4, 9)), []);
   });
 });
