@@ -20,6 +20,7 @@ import { moversAndTotalsSchema } from './migrations/015-movers-and-totals.ts';
 import { alertRulesSchema } from './migrations/016-alert-rules.ts';
 import { followRecordsSchema } from './migrations/017-follow-records.ts';
 import { rulesVersionSchema } from './migrations/018-rules-version.ts';
+import { unnamedFollowersSchema } from './migrations/019-unnamed-followers.ts';
 
 function migrations(caps: DialectCapabilities): Record<string, Migration> {
   return {
@@ -41,6 +42,7 @@ function migrations(caps: DialectCapabilities): Record<string, Migration> {
     '016-alert-rules': alertRulesSchema(),
     '017-follow-records': followRecordsSchema(),
     '018-rules-version': rulesVersionSchema(caps),
+    '019-unnamed-followers': unnamedFollowersSchema(),
   };
 }
 

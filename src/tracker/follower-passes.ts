@@ -1,12 +1,14 @@
 // The background job of follower passes (DESIGN §11), on the shared polling loop: each round
 // claims, per configured platform, the accounts whose pass is due (under a lease) and runs their
-// passes a few at a time (follower-pass.ts), until nothing is due; then it sleeps until the next
-// pass is due, or a minute (accounts that became eligible since are found by that poll).
+// passes a few at a time (follower-pass.ts), until nothing is due, and names a few followers that
+// live follows added by DID (follower-names.ts); then it sleeps until the next pass is due, or a
+// minute (accounts that became eligible since are found by that poll).
 import type { Logger } from 'pino';
 import type { SleepingClock } from '../clock.ts';
 import { claimFollowerPasses, nextPassAt } from '../storage/follower-claims-repo.ts';
 import type { FollowerPassSettings } from './context.ts';
 import type { Store } from '../storage/store.ts';
+import type { FollowerNamer } from './follower-names.ts';
 import { runFollowerPass, type PassOutcome } from './follower-pass.ts';
 import type { Lane } from './lane.ts';
 
@@ -16,7 +18,8 @@ const PASSES_IN_FLIGHT = 4;
 /** An idle job looks for newly eligible accounts this often. */
 export const FOLLOWER_POLL_MS = 60_000;
 
-export type FollowerRoundReport = Partial<Record<PassOutcome, number>>;
+/** Passes by outcome, and `named`: followers gained live whose handle the round found. */
+export type FollowerRoundReport = Partial<Record<PassOutcome | 'named', number>>;
 
 export interface FollowerJobDeps {
   store: Store;
@@ -25,6 +28,8 @@ export interface FollowerJobDeps {
   logger: Logger;
   signal: AbortSignal;
   settings: FollowerPassSettings;
+  /** Names the followers live follows added by DID alone. */
+  namer: FollowerNamer;
   /** A lease owner for a new claim. */
   nextOwner(): string;
   stopping(): boolean;
@@ -35,6 +40,14 @@ export async function runFollowerRound(deps: FollowerJobDeps): Promise<FollowerR
   const report: FollowerRoundReport = {};
   const lanes = deps.lanes.filter((lane) => lane.client.configured);
   await Promise.all(lanes.map((lane) => runLane(deps, lane, report)));
+  for (const lane of lanes) {
+    if (deps.stopping() || lane.pausedUntil > deps.clock.now()) continue;
+    const named = await deps.namer.round(deps, lane).catch((error: unknown) => {
+      deps.logger.warn({ err: error }, 'naming live followers failed; tried again next round');
+      return 0;
+    });
+    if (named > 0) report.named = (report.named ?? 0) + named;
+  }
   return report;
 }
 

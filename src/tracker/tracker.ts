@@ -13,6 +13,7 @@ import type { PlatformClient } from '../platforms/types.ts';
 import { nextDueAt, releaseTrackerLeases } from '../storage/leases-repo.ts';
 import type { Store } from '../storage/store.ts';
 import { AlertRuleBook } from './alert-rulebook.ts';
+import { FollowerNamer } from './follower-names.ts';
 import { NO_METRICS, type TrackerContext, type TrackerMetrics, type TrackerSettings } from './context.ts';
 import { Heartbeat } from './heartbeat.ts';
 import { createLane, drainGates, laneStatus, type Lane } from './lane.ts';
@@ -95,6 +96,7 @@ export class Tracker implements TrackerView {
       ...shared,
       lanes: this.lanes,
       settings: followers,
+      namer: new FollowerNamer(),
       nextOwner: () => `${this.owner}/f${++this.claims}`,
       stopping: () => this.stopping,
     };

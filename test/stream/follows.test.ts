@@ -118,6 +118,43 @@ describe('live follows on Bluesky', () => {
     for (const table of ['followers', 'follower_passes', 'follow_records'] as const)
       assert.deepEqual(await h.store.db.selectFrom(table).select('account_id').execute(), [], table);
   });
+
+  it('names a follower gained live at the next follower round, and does not ask again for one the platform does not show', async (t) => {
+    const h = await streamHarness(t);
+    const base = await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const ada = h.bsky.addUser({ handle: 'ada.bsky.social' });
+    await h.importHandles('ada.bsky.social');
+    await until(async () => (await h.accountRow(ada.did))?.status === 'active', 20_000, 'ada checked');
+    await until(async () => (await h.tracker.followerRound()).finished === 1, 10_000, 'the baseline pass');
+    await h.followStream.refreshNow();
+    await until(() => h.followStream.following, 5_000, 'the follows stream');
+
+    const fan = h.bsky.addUser({ handle: 'newfan.bsky.social' });
+    const gone = h.bsky.addUser({ handle: 'gone.bsky.social' });
+    h.bsky.follow(fan.did, ada.did);
+    h.bsky.follow(gone.did, ada.did);
+    const named = async () =>
+      Object.fromEntries(
+        (
+          (await (
+            await fetch(`${base}/api/accounts/bluesky/ada.bsky.social/followers?state=current&limit=100`, {
+              headers: { 'x-api-key': ADMIN_KEY },
+            })
+          ).json()) as { data: { platformUserId: string; username: string }[] }
+        ).data.map((f) => [f.platformUserId, f.username]),
+      );
+    await until(async () => Object.keys(await named()).length === 2, 5_000, 'both gained');
+    assert.deepEqual(await named(), { [fan.did]: fan.did, [gone.did]: gone.did }, 'a frame names no handle');
+
+    h.bsky.takedown(gone.did);
+    const report = await h.tracker.followerRound();
+    assert.equal(report.named, 1);
+    assert.deepEqual(await named(), { [fan.did]: 'newfan.bsky.social', [gone.did]: gone.did });
+    const asked = h.bsky.lookupCount(gone.did);
+    assert.ok(asked >= 1, 'the DID was asked for');
+    assert.equal((await h.tracker.followerRound()).named, undefined, 'nothing left to name');
+    assert.equal(h.bsky.lookupCount(gone.did), asked, 'one the platform does not show is not asked again');
+  });
 });
 
 async function listed(h: StreamHarness): Promise<number> {

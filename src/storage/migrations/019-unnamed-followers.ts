@@ -1,0 +1,12 @@
+// Followers known only by their DID (a live follow's frame names no handle): a partial index finds
+// them, so the follower job names them without scanning every follower row.
+import { sql, type Kysely, type Migration } from 'kysely';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- migrations run against the schema as it was then */
+export function unnamedFollowersSchema(): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      await sql`create index followers_unnamed on followers (follower_id) where handle = follower_id`.execute(db);
+    },
+  };
+}
