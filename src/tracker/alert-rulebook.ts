@@ -65,6 +65,20 @@ export class RuleSet {
   }
 }
 
+const strings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string');
+const numbers = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'number');
+
+/** Whether a stored scope has the shape scopeMatches and scopeKeys read. */
+function wellFormed(scope: unknown): boolean {
+  if (typeof scope !== 'object' || scope === null || Array.isArray(scope)) return false;
+  const { tags, platform, accounts } = scope as Record<string, unknown>;
+  return (
+    (tags === undefined || strings(tags)) &&
+    (platform === undefined || typeof platform === 'string') &&
+    (accounts === undefined || numbers(accounts))
+  );
+}
+
 /** The book of the rules `found`; a rule that cannot be read or weighed is logged and left out. */
 export function compileRules(found: readonly FoundRule[], logger: Logger): RuleSet {
   const rules: BookRule[] = [];
@@ -77,9 +91,10 @@ export function compileRules(found: readonly FoundRule[], logger: Logger): RuleS
     }
     try {
       const { scope, metric, condition } = rule.definition;
-      // Each throws on a stored shape perch does not write: the rule is skipped, not the batch.
+      // A stored shape perch does not write skips the rule, not the batch.
+      if (!wellFormed(scope))
+        throw new Error('the scope is not an object of a tag list, a platform and an account list');
       historyNeeded(condition, 0);
-      scopeMatches(scope, { id: 0, platform: scope.platform ?? '', tags: [] });
       const keys = scopeKeys(scope);
       const key = decisionKey(metric, condition);
       const question = questions.get(key) ?? questions.size;

@@ -133,6 +133,18 @@ test('a rule that cannot be read or weighed is skipped; the check and the other 
   const odd = await addRule(w, { metric: 'followers', condition: { above: 1_000 } });
   await w.store.db.updateTable('alert_rules').set({ condition: '{not json' }).where('id', '=', broken).execute();
   await w.store.db.updateTable('alert_rules').set({ condition: 'null' }).where('id', '=', odd).execute();
+  // A scope of a shape perch never writes (tags not a list), that names ann: skipped, not the batch.
+  const shaped = await addRule(w, { metric: 'followers', condition: { above: 1_000 } });
+  const annRow = await w.store.db
+    .selectFrom('accounts')
+    .select('id')
+    .where('username', '=', 'ann')
+    .executeTakeFirstOrThrow();
+  await w.store.db
+    .updateTable('alert_rules')
+    .set({ scope: JSON.stringify({ accounts: [annRow.id], tags: 'vip' }) })
+    .where('id', '=', shaped)
+    .execute();
   const hook = await createWebhook(
     { store: w.store, clock: w.clock, keyHashSecret: w.config.keyHashSecret ?? '', allowPrivate: true },
     { url: 'http://127.0.0.1:9/hook', events: ['alert.triggered'] },
