@@ -6,21 +6,23 @@ import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;
 
-/** Up to `limit` distinct DIDs standing in for their followers' handles, `skip` left out. */
-export async function unnamedFollowers(db: Db, limit: number, skip: ReadonlySet<string>): Promise<string[]> {
+/**
+ * Up to `limit` distinct DIDs after `after` (in id order) that stand in for current followers'
+ * handles; fewer than `limit` means the end was reached (the caller starts again from '').
+ */
+export async function unnamedFollowers(db: Db, after: string, limit: number): Promise<string[]> {
   const rows = await db
     .selectFrom('followers')
     .select('follower_id')
     .distinct()
     .where(sql<boolean>`handle = follower_id`)
     .where('gone_at', 'is', null)
+    .where('follower_id', '>', after)
+    .where('follower_id', 'like', 'did:%')
     .orderBy('follower_id')
-    .limit(limit + skip.size)
+    .limit(limit)
     .execute();
-  return rows
-    .map((r) => r.follower_id)
-    .filter((did) => !skip.has(did))
-    .slice(0, limit);
+  return rows.map((r) => r.follower_id);
 }
 
 /** Writes each DID's handle where it still stands in for one; returns the rows named. */
@@ -32,6 +34,7 @@ export async function nameFollowers(db: Db, handles: ReadonlyMap<string, string>
       .set({ handle })
       .where('follower_id', '=', did)
       .where(sql<boolean>`handle = follower_id`)
+      .where('gone_at', 'is', null)
       .executeTakeFirst();
     named += Number(result.numUpdatedRows);
   }

@@ -6,7 +6,9 @@ import { sql, type Kysely, type Migration } from 'kysely';
 export function unnamedFollowersSchema(): Migration {
   return {
     async up(db: Kysely<any>) {
-      await sql`create index followers_unnamed on followers (follower_id) where handle = follower_id`.execute(db);
+      // Current rows only: a follower lost before being named is never asked for.
+      await sql`create index followers_unnamed on followers (follower_id)
+        where handle = follower_id and gone_at is null`.execute(db);
     },
   };
 }
