@@ -6,6 +6,7 @@
 // it, and a purge leaves nothing of the account's followers behind.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { FOLLOW_COLLECTION } from '../../src/domain/stream-shards.ts';
 import { announceDueFollows } from '../../src/stream/apply-follows.ts';
 import { ADMIN_KEY, streamHarness, until, type StreamHarness } from './harness.ts';
 
@@ -42,6 +43,7 @@ describe('live follows on Bluesky', () => {
     assert.deepEqual(ids(await followers(h, base, 'current')), fans.map((f) => f.did).sort(), 'the baseline');
     await h.followStream.refreshNow();
     await until(() => h.followStream.following, 5_000, 'the follows stream');
+    await until(() => h.jetstream.openConnectionsFor(FOLLOW_COLLECTION) === 1, 5_000, 'the follows subscription');
     await h.followStream.refreshNow();
     const check = (await h.health()).checks as Record<string, { follows?: { connected: boolean } }>;
     assert.equal(check['bluesky-stream']?.follows?.connected, true, 'health says the follows stream is connected');
@@ -127,7 +129,8 @@ describe('live follows on Bluesky', () => {
     await until(async () => (await h.accountRow(ada.did))?.status === 'active', 20_000, 'ada checked');
     await until(async () => (await h.tracker.followerRound()).finished === 1, 10_000, 'the baseline pass');
     await h.followStream.refreshNow();
-    await until(() => h.followStream.following, 5_000, 'the follows stream');
+    // Open on our side is not yet subscribed on Jetstream's: a follow made in between would be missed.
+    await until(() => h.jetstream.openConnectionsFor(FOLLOW_COLLECTION) === 1, 5_000, 'the follows subscription');
 
     const fan = h.bsky.addUser({ handle: 'newfan.bsky.social' });
     const gone = h.bsky.addUser({ handle: 'gone.bsky.social' });
