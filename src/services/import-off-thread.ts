@@ -1,6 +1,7 @@
 // Writing a large import into a SQLite file on a worker thread (import-write.worker.ts). The rows
-// go to the thread while the file is still being read; it sorts them there (as key-order.ts would)
-// and writes them in one transaction on a connection of its own, while this process's writer
+// go to the thread while the file is still being read; it sorts them there (as key-order.ts would),
+// before this side takes any connection, then writes them in one transaction on a connection of
+// its own, while this process's writer
 // connection is held: every other write of this process waits behind the import, as it did behind
 // the import's transaction on that connection, and the event loop stays free, also during the
 // COMMIT, which for a million rows held it for 150–300 ms (bench/README.md, 2026-12-04).
@@ -23,6 +24,9 @@ const PIECE = 5_000;
 const PIECES_PER_FEED = 4;
 
 type WriteThread = WorkerThread<ImportWriteMessage, ImportWriteAnswer | null>;
+
+/** For tests only: called once the thread has sorted the rows, before the writer connection is taken. */
+export const writeThreadTestHooks: { sorted?: (thread: WriteThread) => void | Promise<void> } = {};
 
 /**
  * Feeds a plan's rows to a write thread as they are planned (`feed` the growing list), once there
@@ -63,6 +67,11 @@ export class ImportWriter {
         this.send(plan.rows, this.sent, thread);
         await new Promise(setImmediate);
       }
+      // The thread sorts before anything is held: every other write of this process would wait out the sort.
+      const sorted = await thread.ask({ sort: true });
+      if (sorted === null || !('sorted' in sorted) || sorted.sorted !== plan.rows.length)
+        throw new Error('the import thread did not sort the rows it was sent');
+      await writeThreadTestHooks.sorted?.(thread);
       const { received, duplicates, rejected, rejectedCount, rejectedTruncated, warnings } = plan;
       const job = {
         file: this.file,
@@ -76,7 +85,7 @@ export class ImportWriter {
       };
       // The writer connection stays held until the thread has committed (or given up).
       const answer = await store.db.connection().execute(() => thread.ask({ write: job }, [port2]));
-      if (answer === null) throw new Error('the import thread answered nothing');
+      if (answer === null || !('ok' in answer)) throw new Error('the import thread answered nothing');
       if (!answer.ok) throw rethrown(answer.error);
       return answer.outcome;
     } finally {

@@ -1,6 +1,6 @@
 // The thread a large import into a SQLite file is written on (import-off-thread.ts starts it and
-// sends it the rows as they are planned): it sorts them in runs as they come (key-runs.ts), then on
-// its own connection to the file runs the import's one transaction with the same code as the event
+// sends it the rows as they are planned): it sorts them in runs as they come (key-runs.ts) and
+// merges them when asked `sort` (before the caller holds any connection), then on its own connection to the file runs the import's one transaction with the same code as the event
 // loop would (writePlan, inTransactionOnce). SQLite's COMMIT of a million rows re-reads
 // the write-ahead log to rewrite its checksums and took 150–300 ms; here that holds nothing up.
 import type { MessagePort } from 'node:worker_threads';
@@ -35,21 +35,31 @@ export interface ThreadError {
   extensions: Record<string, unknown> | null;
 }
 
-/** `rows`: the next piece of the plan's rows, as import-rows-text.ts writes them. */
-export type ImportWriteMessage = { rows: string } | { write: ImportWriteJob };
-export type ImportWriteAnswer = { ok: true; outcome: Outcome<ImportReport> } | { ok: false; error: ThreadError };
+/**
+ * `rows`: the next piece of the plan's rows, as import-rows-text.ts writes them; `sort`: put the
+ * rows received in key order (answered with how many); `write`: write them, once sorted.
+ */
+export type ImportWriteMessage = { rows: string } | { sort: true } | { write: ImportWriteJob };
+export type ImportWriteAnswer =
+  { ok: true; outcome: Outcome<ImportReport> } | { ok: false; error: ThreadError } | { sorted: number };
 
-const rows: ImportRow[] = [];
+let rows: ImportRow[] = [];
 const runs = new KeyRuns();
+/** The rows in the unique index's order, as key-order.ts puts them on the event loop's side. */
+let ordered: ImportRow[] | null = null;
 
-async function write(job: ImportWriteJob): Promise<ImportWriteAnswer> {
+function sort(): { sorted: number } {
+  const order = runs.positions();
+  ordered = new Array<ImportRow>(order.length);
+  for (let i = 0; i < order.length; i += 1) ordered[i] = rows[order[i] ?? 0] as ImportRow;
+  rows = [];
+  return { sorted: ordered.length };
+}
+
+async function write(job: ImportWriteJob, ordered: ImportRow[]): Promise<ImportWriteAnswer> {
   const db = openSqliteWriter(job.file);
   const clock = { now: () => Date.now() + job.clockOffsetMs };
   const sealKey = Buffer.from(job.sealKey.buffer, job.sealKey.byteOffset, job.sealKey.byteLength);
-  // The rows in the unique index's order, as key-order.ts puts them on the event loop's side.
-  const order = runs.positions();
-  const ordered = new Array<ImportRow>(order.length);
-  for (let i = 0; i < order.length; i += 1) ordered[i] = rows[order[i] ?? 0] as ImportRow;
   const plan = { ...job.plan, rows: ordered };
   const options = {
     actor: job.actor,
@@ -93,5 +103,7 @@ answerMessages<ImportWriteMessage, ImportWriteAnswer | null>((message) => {
     runs.add(piece.map(sortKey));
     return null;
   }
-  return write(message.write);
+  if ('sort' in message) return sort();
+  if (ordered === null) throw new Error('the rows are written once sorted: ask `sort` first');
+  return write(message.write, ordered);
 });

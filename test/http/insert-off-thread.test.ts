@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import BetterSqlite3 from 'better-sqlite3';
-import { OFF_THREAD_ROWS } from '../../src/services/import-off-thread.ts';
+import { OFF_THREAD_ROWS, writeThreadTestHooks } from '../../src/services/import-off-thread.ts';
 import { rowsFromText, rowsToText } from '../../src/services/import-rows-text.ts';
 import type { ImportRow } from '../../src/domain/csv-import.ts';
 import { ADMIN_KEY, build, countAccounts } from '../helpers/app.ts';
@@ -63,6 +63,31 @@ describe('a large import into a SQLite file', { skip }, () => {
     });
     assert.equal(other2.statusCode, 422, other2.body);
     assert.equal(other2.json().code, 'idempotency_key_mismatch');
+  });
+
+  it('sorts the rows on the thread before it takes the writer connection', { timeout: 120_000 }, async (t) => {
+    const test = await build(t);
+    t.after(() => delete writeThreadTestHooks.sorted);
+    let sortedWhileHeld = false;
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // Another write of this process holds the writer connection until the rows are sorted: an
+    // import that took the connection before sorting would wait for it, and it for the sort.
+    writeThreadTestHooks.sorted = () => {
+      sortedWhileHeld = true;
+      release();
+    };
+    const other = test.deps.store.db.connection().execute(() => held);
+    const response = await test.app.inject({
+      method: 'POST',
+      url: '/api/admin/insert',
+      headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'text/csv' },
+      payload: csv,
+    });
+    await other;
+    assert.equal(response.statusCode, 200, response.body);
+    assert.ok(sortedWhileHeld);
+    assert.equal(await countAccounts(test), ROWS);
   });
 
   it('writes what each row says: platform, tags, note and follower list, as the import on the event loop does', async (t) => {
