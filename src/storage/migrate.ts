@@ -21,6 +21,7 @@ import { alertRulesSchema } from './migrations/016-alert-rules.ts';
 import { followRecordsSchema } from './migrations/017-follow-records.ts';
 import { rulesVersionSchema } from './migrations/018-rules-version.ts';
 import { unnamedFollowersSchema } from './migrations/019-unnamed-followers.ts';
+import { resolvedIdsIndexSchema } from './migrations/020-resolved-ids-index.ts';
 
 function migrations(caps: DialectCapabilities): Record<string, Migration> {
   return {
@@ -43,6 +44,7 @@ function migrations(caps: DialectCapabilities): Record<string, Migration> {
     '017-follow-records': followRecordsSchema(),
     '018-rules-version': rulesVersionSchema(caps),
     '019-unnamed-followers': unnamedFollowersSchema(),
+    '020-resolved-ids-index': resolvedIdsIndexSchema(),
   };
 }
 
