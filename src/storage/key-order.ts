@@ -70,9 +70,11 @@ export class KeyOrder {
     return ordered;
   }
 
+  /** Ends the thread; `inOrder` may still be called after, and then sorts all rows anew. */
   abandon(): void {
     void this.worker?.exit();
     this.worker = null;
+    this.sent = 0;
   }
 }
 

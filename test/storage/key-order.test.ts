@@ -71,4 +71,12 @@ describe('the order an import is written in', () => {
     abandoned.feed(rows);
     abandoned.abandon();
   });
+
+  it('sorts every row when asked after it was abandoned (an import written off its write thread after all)', async () => {
+    const rows = shuffledRows(120_000);
+    const order = new KeyOrder();
+    order.feed(rows.slice(0, 100_000));
+    order.abandon();
+    assertInKeyOrder(await order.inOrder(rows), rows);
+  });
 });
