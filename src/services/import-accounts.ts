@@ -69,10 +69,9 @@ export async function importAccounts(imports: ImportDeps, upload: ImportUpload):
   let outcome: Outcome<ImportReport>;
   try {
     const once = upload.once?.() ?? null;
-    outcome =
-      writer?.started === true
-        ? await writer.write(store, imports.sealKey, plan, once, options)
-        : await writeHere(imports, plan, once, options);
+    // Should the write thread end before it was asked to write, the plan is written here instead.
+    const offThread = writer?.started === true ? await writer.write(store, imports.sealKey, plan, once, options) : null;
+    outcome = offThread ?? (await writeHere(imports, plan, once, options));
   } finally {
     writer?.abandon();
   }

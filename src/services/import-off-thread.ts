@@ -25,8 +25,14 @@ const PIECES_PER_FEED = 4;
 
 type WriteThread = WorkerThread<ImportWriteMessage, ImportWriteAnswer | null>;
 
-/** For tests only: called once the thread has sorted the rows, before the writer connection is taken. */
-export const writeThreadTestHooks: { sorted?: (thread: WriteThread) => void | Promise<void> } = {};
+/**
+ * For tests only (to end the thread there): `sorted` is called once the thread has sorted the rows,
+ * before the writer connection is taken; `asked`, once the write was asked.
+ */
+export const writeThreadTestHooks: {
+  sorted?: (thread: WriteThread) => void | Promise<void>;
+  asked?: (thread: WriteThread) => void | Promise<void>;
+} = {};
 
 /**
  * Feeds a plan's rows to a write thread as they are planned (`feed` the growing list), once there
@@ -49,14 +55,20 @@ export class ImportWriter {
       this.send(rows, this.sent);
   }
 
-  /** Writes the plan on the thread, in one transaction; resolves as inTransactionOnce does. */
+  /**
+   * Writes the plan on the thread, in one transaction; resolves as inTransactionOnce does, or with
+   * null if the thread could not take the write (it ended, or could not sort the rows) before it
+   * was asked: nothing was written, and the caller writes the plan on its own thread instead. A
+   * thread that ends once asked may or may not have committed: that answers store_unavailable, and
+   * the client sends the import again (with its Idempotency-Key, a replay if it had committed).
+   */
   async write(
     store: Pick<Store, 'db'>,
     sealKey: Buffer,
     plan: CsvImportPlan,
     once: Once | null,
     options: CommitOptions,
-  ): Promise<Outcome<ImportReport>> {
+  ): Promise<Outcome<ImportReport> | null> {
     const thread = this.thread;
     if (thread === null) throw new Error('no rows were sent to the write thread');
     this.thread = null;
@@ -68,9 +80,8 @@ export class ImportWriter {
         await new Promise(setImmediate);
       }
       // The thread sorts before anything is held: every other write of this process would wait out the sort.
-      const sorted = await thread.ask({ sort: true });
-      if (sorted === null || !('sorted' in sorted) || sorted.sorted !== plan.rows.length)
-        throw new Error('the import thread did not sort the rows it was sent');
+      const sorted = await thread.ask({ sort: true }).catch(() => null);
+      if (sorted === null || !('sorted' in sorted) || sorted.sorted !== plan.rows.length) return null;
       await writeThreadTestHooks.sorted?.(thread);
       const { received, duplicates, rejected, rejectedCount, rejectedTruncated, warnings } = plan;
       const job = {
@@ -83,11 +94,30 @@ export class ImportWriter {
         clockOffsetMs: options.clock.now() - Date.now(),
         progress: port2,
       };
+      if (!thread.alive) return null;
       // The writer connection stays held until the thread has committed (or given up).
-      const answer = await store.db.connection().execute(() => thread.ask({ write: job }, [port2]));
-      if (answer === null || !('ok' in answer)) throw new Error('the import thread answered nothing');
-      if (!answer.ok) throw rethrown(answer.error);
-      return answer.outcome;
+      const answer = await store.db.connection().execute(async () => {
+        // The thread may have ended while other writes held the connection.
+        if (!thread.alive) return { asked: false as const };
+        const asked = thread.ask({ write: job }, [port2]).then(
+          (value) => ({ asked: true as const, value }),
+          (error: unknown) => ({ asked: true as const, error }),
+        );
+        await writeThreadTestHooks.asked?.(thread);
+        return asked;
+      });
+      if (!answer.asked) return null;
+      if ('error' in answer) {
+        if (thread.alive) throw answer.error;
+        throw new PerchError(
+          'store_unavailable',
+          'The import was being written when its write thread ended; it may or may not be written: send it again (with the same Idempotency-Key).',
+        );
+      }
+      const { value } = answer;
+      if (value === null || !('ok' in value)) throw new Error('the import thread answered nothing');
+      if (!value.ok) throw rethrown(value.error);
+      return value.outcome;
     } finally {
       port1.close();
       void thread.exit();

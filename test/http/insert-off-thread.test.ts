@@ -90,6 +90,47 @@ describe('a large import into a SQLite file', { skip }, () => {
     assert.equal(await countAccounts(test), ROWS);
   });
 
+  it('writes on the event loop instead if the thread ends before it was asked to write', async (t) => {
+    const test = await build(t);
+    t.after(() => delete writeThreadTestHooks.sorted);
+    writeThreadTestHooks.sorted = (thread) => thread.exit();
+    const response = await test.app.inject({
+      method: 'POST',
+      url: '/api/admin/insert',
+      headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'text/csv', 'idempotency-key': 'big-gone' },
+      payload: csv,
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.equal(response.json().inserted, ROWS);
+    assert.equal(await countAccounts(test), ROWS);
+  });
+
+  it('answers 503 if the thread ends once asked to write, and the same import sent again goes through', async (t) => {
+    const test = await build(t);
+    t.after(() => delete writeThreadTestHooks.asked);
+    writeThreadTestHooks.asked = (thread) => thread.exit();
+    const request = {
+      method: 'POST' as const,
+      url: '/api/admin/insert',
+      headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'text/csv', 'idempotency-key': 'big-ended' },
+      payload: csv,
+    };
+    const ended = await test.app.inject(request);
+    assert.equal(ended.statusCode, 503, ended.body);
+    assert.equal(ended.json().code, 'store_unavailable');
+    delete writeThreadTestHooks.asked;
+    const again = await test.app.inject(request);
+    assert.equal(again.statusCode, 200, again.body);
+    assert.equal(again.json().accepted, ROWS);
+    assert.equal(await countAccounts(test), ROWS);
+    // The writer connection is free again: another write goes through at once.
+    await test.deps.store.db
+      .updateTable('accounts')
+      .set({ note: 'after' })
+      .where('username_key', '=', 'big1')
+      .execute();
+  });
+
   it('writes what each row says: platform, tags, note and follower list, as the import on the event loop does', async (t) => {
     const test = await build(t);
     const lines = ['username,platform,tags,note,follower_list'];
