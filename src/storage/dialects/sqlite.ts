@@ -100,6 +100,12 @@ function readNowOn(connection: Connection): ReadNow {
 export interface SqliteFile {
   path: string;
   busyTimeoutMs: number;
+  /**
+   * The `wal_autocheckpoint` a connection of the store's takes: 0 while the checkpointer's thread
+   * runs, 1000 once it has ended (openSqlite changes it then); a thread is sent the value at the
+   * moment it is sent the file.
+   */
+  walAutocheckpoint: number;
 }
 
 export interface SqliteHandles {
@@ -141,10 +147,14 @@ export function openSqlite(path: string, busyTimeoutMs = CLI_BUSY_TIMEOUT_MS): S
   const writer = new Kysely<Database>({ dialect: new SqliteDialect({ database: rawWriter }) });
   const reader = new Kysely<Database>({ dialect: new SqliteDialect({ database: rawReader }) });
   const checkpointer = new WalCheckpointer(path);
-  checkpointer.onExit = () => rawWriter.pragma('wal_autocheckpoint = 1000');
+  const file: SqliteFile = { path, busyTimeoutMs, walAutocheckpoint: 0 };
+  checkpointer.onExit = () => {
+    file.walAutocheckpoint = 1000;
+    rawWriter.pragma(`wal_autocheckpoint = ${file.walAutocheckpoint}`);
+  };
   return {
     writer,
-    file: { path, busyTimeoutMs },
+    file,
     reader,
     readNow: readNowOn(rawReader),
     integrityCheck: () => String(rawWriter.pragma('integrity_check', { simple: true })),
@@ -162,8 +172,11 @@ export function openSqlite(path: string, busyTimeoutMs = CLI_BUSY_TIMEOUT_MS): S
 
 /**
  * A writer connection of its own to the store's file, with the pragmas of every connection, for a
- * worker thread (a large import writes on one, services/import-write.worker.ts).
+ * worker thread (a large import writes on one, services/import-write.worker.ts); its COMMITs
+ * checkpoint as the store's writer does, once the checkpointer's thread has ended.
  */
-export function openSqliteWriter({ path, busyTimeoutMs }: SqliteFile): Kysely<Database> {
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: open(path, false, busyTimeoutMs) }) });
+export function openSqliteWriter({ path, busyTimeoutMs, walAutocheckpoint }: SqliteFile): Kysely<Database> {
+  const connection = open(path, false, busyTimeoutMs);
+  connection.pragma(`wal_autocheckpoint = ${walAutocheckpoint}`);
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
 }
