@@ -8,6 +8,7 @@
 import { MessageChannel } from 'node:worker_threads';
 import type { CsvImportPlan, ImportRow } from '../domain/csv-import.ts';
 import { PerchError, type ErrorCode } from '../domain/errors.ts';
+import { every, type Every } from '../every.ts';
 import type { SqliteFile } from '../storage/dialects/sqlite.ts';
 import type { Store } from '../storage/store.ts';
 import { startWorker, type WorkerThread } from '../worker-thread.ts';
@@ -22,6 +23,8 @@ export const OFF_THREAD_ROWS = 100_000;
 const PIECE = 5_000;
 /** At most this many pieces go per call of `feed`, so the rows planned before the thread started go over a few turns. */
 const PIECES_PER_FEED = 4;
+/** While the thread writes, the caller's clock is copied to it this often (its import's duration is as exact). */
+const CLOCK_TICK_MS = 10;
 
 type WriteThread = WorkerThread<ImportWriteMessage, ImportWriteAnswer | null>;
 
@@ -74,6 +77,11 @@ export class ImportWriter {
     this.thread = null;
     const { port1, port2 } = new MessageChannel();
     port1.on('message', ([written, total]: [number, number]) => options.onProgress?.(written, total));
+    // The thread reads this side's clock from shared memory, kept current while it writes: its
+    // timestamps are the caller's clock's (a test's stands still), as on the event loop.
+    const clock = new BigInt64Array(new SharedArrayBuffer(8));
+    const tick = async () => void Atomics.store(clock, 0, BigInt(Math.trunc(options.clock.now())));
+    let ticker = null as Every | null;
     try {
       for (; this.sent < plan.rows.length; this.sent += PIECE) {
         this.send(plan.rows, this.sent, thread);
@@ -91,7 +99,7 @@ export class ImportWriter {
         sealKey,
         actor: options.actor,
         source: options.source,
-        clockOffsetMs: options.clock.now() - Date.now(),
+        clock,
         progress: port2,
       };
       if (!thread.alive) return null;
@@ -99,6 +107,8 @@ export class ImportWriter {
       const answer = await store.db.connection().execute(async () => {
         // The thread may have ended while other writes held the connection.
         if (!thread.alive) return { asked: false as const };
+        await tick();
+        ticker = every(CLOCK_TICK_MS, tick);
         const asked = thread.ask({ write: job }, [port2]).then(
           (value) => ({ asked: true as const, value }),
           (error: unknown) => ({ asked: true as const, error }),
@@ -119,6 +129,7 @@ export class ImportWriter {
       if (!value.ok) throw rethrown(value.error);
       return value.outcome;
     } finally {
+      await ticker?.stop();
       port1.close();
       void thread.exit();
     }

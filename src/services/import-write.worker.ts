@@ -21,8 +21,8 @@ export interface ImportWriteJob {
   sealKey: Uint8Array;
   actor: string | null;
   source: string;
-  /** The caller's clock minus this machine's, so the thread stamps what the caller's clock says. */
-  clockOffsetMs: number;
+  /** The caller's clock (ms), which the caller keeps current while the thread writes (Atomics). */
+  clock: BigInt64Array<SharedArrayBuffer>;
   /** Hears `[written, total]` as the rows are written. */
   progress: MessagePort;
 }
@@ -58,7 +58,7 @@ function sort(): { sorted: number } {
 
 async function write(job: ImportWriteJob, ordered: ImportRow[]): Promise<ImportWriteAnswer> {
   const db = openSqliteWriter(job.file);
-  const clock = { now: () => Date.now() + job.clockOffsetMs };
+  const clock = { now: () => Number(Atomics.load(job.clock, 0)) };
   const sealKey = Buffer.from(job.sealKey.buffer, job.sealKey.byteOffset, job.sealKey.byteLength);
   const plan = { ...job.plan, rows: ordered };
   const options = {
