@@ -6,7 +6,8 @@
 // left out for a rate limit or an error is asked at a later round. A pass names them, or keeps the DID.
 import { PlatformError } from '../platforms/types.ts';
 import { nameFollowers, unnamedFollowers } from '../storage/follower-names-repo.ts';
-import type { FollowerJobDeps } from './follower-passes.ts';
+import type { Logger } from 'pino';
+import type { Store } from '../storage/store.ts';
 import { GatePacer } from './gate-pacer.ts';
 import type { Lane } from './lane.ts';
 
@@ -15,13 +16,20 @@ const NAMES_PER_ROUND = 100;
 /** DIDs the platform said it does not show, kept so they are not asked every round (a bounded set). */
 const UNSHOWN_KEPT = 10_000;
 
+/** What a round needs of the follower job. */
+export interface NamerDeps {
+  store: Store;
+  signal: AbortSignal;
+  logger: Logger;
+}
+
 export class FollowerNamer {
   /** The last DID read: the next round goes on after it. */
   private after = '';
   private readonly unshown = new Set<string>();
 
   /** Names up to NAMES_PER_ROUND followers of the lane's platform; returns how many rows were named. */
-  async round(deps: Pick<FollowerJobDeps, 'store' | 'signal' | 'logger'>, lane: Lane): Promise<number> {
+  async round(deps: NamerDeps, lane: Lane): Promise<number> {
     if (lane.client.platform !== 'bluesky') return 0;
     const { store, signal, logger } = deps;
     const read = await unnamedFollowers(store.reader, this.after, NAMES_PER_ROUND);
