@@ -15,6 +15,8 @@ import { sql } from 'kysely';
 import { createConfig } from '../src/config.ts';
 import { checkAlertRule } from '../src/domain/alert-rules.ts';
 import { createLogger } from '../src/logger.ts';
+import { recountAccounts } from '../src/storage/account-counts-repo.ts';
+import { rebuildTagRows } from '../src/storage/account-tags-repo.ts';
 import { insertAlertRule } from '../src/storage/alert-rules-repo.ts';
 import { claimDueAccounts } from '../src/storage/leases-repo.ts';
 import { openStore } from '../src/storage/store.ts';
@@ -87,9 +89,11 @@ try {
   const now0 = Date.now();
   // Every account gets one of 50 tags besides "bench"; the measured ones a month of daily follower
   // points (the anomaly's baseline) and hourly snapshots for the last day (the windows' history).
-  await sql`insert into account_tags (account_id, tag, platform, status, username_key, sort_followers, sort_growth, sort_checked)
-    select account_id, 't' || (account_id % ${TAGS}), platform, status, username_key, sort_followers, sort_growth, sort_checked
-    from account_tags where tag = 'bench'`.execute(store.db);
+  await sql`update accounts set tags = '["bench","t' || (id % ${TAGS}) || '"]'`.execute(store.db);
+  await store.db.transaction().execute(async (trx) => {
+    await rebuildTagRows(trx, store.caps);
+    await recountAccounts(trx);
+  });
   const series = JSON.stringify(Array.from({ length: 31 }, (_, d) => [now0 - (31 - d) * DAY, 1_089 + (d % 3)]));
   await sql`update accounts set follower_series = ${series} where id <= ${measured}`.execute(store.db);
   for (let h = 1; h <= 30; h += 1)

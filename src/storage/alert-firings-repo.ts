@@ -4,6 +4,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectCapabilities } from './dialects/capabilities.ts';
 import { parseJson } from './json-column.ts';
+import { padded, runByShape } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;
@@ -31,12 +32,19 @@ export async function lastFirings(
 ): Promise<Map<string, number>> {
   const last = new Map<string, number>();
   if (ruleIds.length === 0 || accountIds.length === 0) return last;
-  const rows = await db
-    .selectFrom('alert_firings')
-    .select(['rule_id', 'account_id', 'last_fired_at'])
-    .where('rule_id', 'in', [...new Set(ruleIds)])
-    .where('account_id', 'in', [...new Set(accountIds)])
-    .execute();
+  const rules = padded([...new Set(ruleIds)]);
+  const accounts = padded([...new Set(accountIds)]);
+  const { rows } = await runByShape<{ rule_id: string; account_id: number; last_fired_at: number }>(
+    db,
+    `alert-last-firings:${rules.length}:${accounts.length}`,
+    [...rules, ...accounts],
+    (a) =>
+      db
+        .selectFrom('alert_firings')
+        .select(['rule_id', 'account_id', 'last_fired_at'])
+        .where('rule_id', 'in', a.slice(0, rules.length) as string[])
+        .where('account_id', 'in', a.slice(rules.length) as number[]),
+  );
   for (const row of rows) last.set(key(row.rule_id, Number(row.account_id)), Number(row.last_fired_at));
   return last;
 }
@@ -44,27 +52,30 @@ export async function lastFirings(
 export const firingKey = key;
 
 export async function recordFirings(db: Db, caps: DialectCapabilities, firings: readonly AlertFiring[]): Promise<void> {
-  const chunk = Math.max(1, Math.floor(caps.maxParameters / 5));
+  const chunk = Math.max(1, Math.floor(caps.maxParameters / 4));
   for (let i = 0; i < firings.length; i += chunk) {
-    await db
-      .insertInto('alert_firings')
-      .values(
-        firings.slice(i, i + chunk).map((f) => ({
-          rule_id: f.ruleId,
-          account_id: f.accountId,
-          last_fired_at: f.firedAt,
-          fired_count: 1,
-          last_data: JSON.stringify(f.data),
-        })),
-      )
-      .onConflict((oc) =>
-        oc.columns(['rule_id', 'account_id']).doUpdateSet((eb) => ({
-          last_fired_at: eb.ref('excluded.last_fired_at'),
-          last_data: eb.ref('excluded.last_data'),
-          fired_count: sql`alert_firings.fired_count + 1`,
-        })),
-      )
-      .execute();
+    const part = firings.slice(i, i + chunk);
+    const args = part.flatMap((f) => [f.ruleId, f.accountId, f.firedAt, JSON.stringify(f.data)]);
+    await runByShape(db, `alert-firings:${part.length}`, args, (a) =>
+      db
+        .insertInto('alert_firings')
+        .values(
+          Array.from({ length: a.length / 4 }, (_, r) => ({
+            rule_id: a[4 * r] as string,
+            account_id: a[4 * r + 1] as number,
+            last_fired_at: a[4 * r + 2] as number,
+            fired_count: sql<number>`1`,
+            last_data: a[4 * r + 3] as string,
+          })),
+        )
+        .onConflict((oc) =>
+          oc.columns(['rule_id', 'account_id']).doUpdateSet((eb) => ({
+            last_fired_at: eb.ref('excluded.last_fired_at'),
+            last_data: eb.ref('excluded.last_data'),
+            fired_count: sql`alert_firings.fired_count + 1`,
+          })),
+        ),
+    );
   }
 }
 

@@ -4,7 +4,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { AlertRuleDefinition } from '../domain/alert-rules.ts';
 import type { AlertRulesTable } from './alerts-schema.ts';
 import { parseJson } from './json-column.ts';
-import { padded, runByShape } from './prepared.ts';
+import { runByShape } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 type Db = Kysely<Database>;
@@ -115,24 +115,4 @@ export async function enabledAlertRules(db: Db): Promise<FoundRule[]> {
       return { id: row.id, name: row.name, ok: false, error };
     }
   });
-}
-
-/** The tags of the accounts, by account (an account without tags is absent). */
-export async function tagsOfAccounts(db: Db, accountIds: readonly number[]): Promise<Map<number, string[]>> {
-  const tags = new Map<number, string[]>();
-  if (accountIds.length === 0) return tags;
-  const ids = padded(accountIds);
-  const { rows } = await runByShape<{ account_id: number; tag: string }>(db, `alert-tags:${ids.length}`, ids, (a) =>
-    db
-      .selectFrom('account_tags')
-      .select(['account_id', 'tag'])
-      .where('account_id', 'in', a as number[]),
-  );
-  for (const row of rows) {
-    const id = Number(row.account_id);
-    const list = tags.get(id);
-    if (list) list.push(row.tag);
-    else tags.set(id, [row.tag]);
-  }
-  return tags;
 }

@@ -27,6 +27,8 @@ export interface ClaimedAccount {
   renames: { from: string; to: string; at: string }[];
   /** The UTC day the platform last billed this user, if any: a re-check that day is free. */
   billedOn: string | null;
+  /** Its tags as claimed (the alert rules' scopes read them). */
+  tags: string[];
 }
 
 export interface ClaimRequest {
@@ -55,6 +57,7 @@ const CLAIM_COLUMNS = [
   'consecutive_failures',
   'renames',
   'billed_on',
+  'tags',
 ] as const;
 
 /**
@@ -100,6 +103,7 @@ export async function claimDueAccounts(
     consecutiveFailures: row.consecutive_failures,
     renames: parseJson(row.renames, []),
     billedOn: row.billed_on,
+    tags: parseJson<string[]>(row.tags, []),
   }));
 }
 

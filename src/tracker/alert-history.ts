@@ -3,7 +3,8 @@
 // query for every account asking that window); a followers anomaly uses the daily series the
 // account row already holds; an anomaly on posts or following reads a month of snapshots; silence
 // reads the newest post only when the check did not see one. Each distinct (metric, condition) is
-// then decided once per account and the decision shared by every rule asking it.
+// then decided once per account (the account's plan lists each once) and the decision shared by
+// every rule asking it.
 import {
   evaluateCondition,
   historyNeeded,
@@ -16,30 +17,26 @@ import { latestSnapshotsIn, type BaselineSnapshot } from '../storage/alert-histo
 import { snapshotsSince } from '../storage/history-repo.ts';
 import { lastPostTimes } from '../storage/posts-repo.ts';
 import type { Executor } from '../storage/store.ts';
+import type { AskedQuestion, ScopePlan } from './alert-rulebook.ts';
 
 /** One account of the batch as its rules see it. */
 export interface AccountAlertState {
   id: number;
   subject: AlertSubject;
+  /** The questions its rules ask. */
+  plan: ScopePlan;
   /** The baseline snapshot of each window asked (by hours), null when there is none. */
   windows: Map<number, BaselineSnapshot | null>;
   /** A month of observations, for an anomaly on posts or following. */
   month: Partial<Record<AlertMetric, Points>>;
-  /** Decisions already made at this check, by question (the batch's number of a `decisionKey`). */
-  decided: (Decision | undefined)[];
 }
 
 export type Decision = { ok: true; finding: AlertFinding | null } | { ok: false; error: unknown };
 /** The decision of most questions at most checks, shared. */
 const HOLDS_NOT: Decision = Object.freeze({ ok: true, finding: null });
 
-/** The question a rule asks, the same text for every rule asking it. */
-export function decisionKey(metric: AlertMetric, condition: AlertCondition): string {
-  return `${metric}:${JSON.stringify(condition)}`;
-}
-
-export function accountAlertState(id: number, subject: AlertSubject): AccountAlertState {
-  return { id, subject, windows: new Map(), month: {}, decided: [] };
+export function accountAlertState(id: number, subject: AlertSubject, plan: ScopePlan): AccountAlertState {
+  return { id, subject, plan, windows: new Map(), month: {} };
 }
 
 const HOUR_MS = 3_600_000;
@@ -48,27 +45,28 @@ const SNAPSHOT_METRICS = ['followers', 'following', 'posts'] as const;
 type SnapshotMetric = (typeof SNAPSHOT_METRICS)[number];
 const isSnapshotMetric = (m: AlertMetric): m is SnapshotMetric => (SNAPSHOT_METRICS as readonly string[]).includes(m);
 
-/** Reads, for the (account, question) pairs, the history their conditions need. */
+/** Reads, for the accounts, the history the questions of their rules need. */
 export async function readAlertHistory(
   trx: Executor,
-  asked: readonly { state: AccountAlertState; metric: AlertMetric; condition: AlertCondition }[],
+  states: readonly AccountAlertState[],
   now: number,
   settings: { intervalMs: number; historyBucketMs: number },
 ): Promise<void> {
   const windows = new Map<number, Set<AccountAlertState>>();
   const month = new Set<AccountAlertState>();
   const quiet = new Set<AccountAlertState>();
-  for (const { state, metric, condition } of asked) {
-    if ('quietDays' in condition) {
-      if (state.subject.lastPostAt === null) quiet.add(state);
-    } else if ('changePercent' in condition) {
-      if (!state.windows.has(condition.windowHours)) {
-        state.windows.set(condition.windowHours, null);
-        const list = windows.get(condition.windowHours) ?? new Set();
-        windows.set(condition.windowHours, list.add(state));
-      }
-    } else if ('anomaly' in condition && metric !== 'followers' && isSnapshotMetric(metric)) month.add(state);
-  }
+  for (const state of states)
+    for (const { metric, condition } of state.plan.questions) {
+      if ('quietDays' in condition) {
+        if (state.subject.lastPostAt === null) quiet.add(state);
+      } else if ('changePercent' in condition) {
+        if (!state.windows.has(condition.windowHours)) {
+          state.windows.set(condition.windowHours, null);
+          const list = windows.get(condition.windowHours) ?? new Set();
+          windows.set(condition.windowHours, list.add(state));
+        }
+      } else if ('anomaly' in condition && metric !== 'followers' && isSnapshotMetric(metric)) month.add(state);
+    }
   if (quiet.size > 0) {
     const byId = new Map([...quiet].map((s) => [s.id, s]));
     for (const [id, at] of await lastPostTimes(trx, [...byId.keys()])) {
@@ -123,17 +121,8 @@ function historyFor(state: AccountAlertState, metric: AlertMetric, condition: Al
   return [];
 }
 
-/** The decision of one question for one account, made once per check and shared by its rules. */
-export function decide(
-  state: AccountAlertState,
-  question: number,
-  metric: AlertMetric,
-  condition: AlertCondition,
-  now: number,
-): Decision {
-  const known = state.decided[question];
-  if (known) return known;
-  let decision: Decision;
+/** The decision of one question for one account, shared by the rules asking it. */
+export function decide(state: AccountAlertState, { metric, condition }: AskedQuestion, now: number): Decision {
   try {
     // Levels and silence read no history: the account's subject as it is.
     const subject: AlertSubject =
@@ -141,10 +130,8 @@ export function decide(
         ? { ...state.subject, history: { [metric]: historyFor(state, metric, condition, now) } }
         : state.subject;
     const finding = evaluateCondition(metric, condition, subject, now);
-    decision = finding === null ? HOLDS_NOT : { ok: true, finding };
+    return finding === null ? HOLDS_NOT : { ok: true, finding };
   } catch (error) {
-    decision = { ok: false, error };
+    return { ok: false, error };
   }
-  state.decided[question] = decision;
-  return decision;
 }

@@ -3,13 +3,19 @@
 // process), so a batch reads one number instead of the rules. Each rule is indexed by its scope's
 // narrowest dimension (accounts, else tags, else platform, else every account), so an account's
 // rules are found through a few map lookups, not by weighing every rule; and numbered by the
-// question it asks (metric and condition), so rules asking the same share one decision.
+// question it asks (metric and condition), so rules asking the same share one decision. What an
+// account's rules ask is kept per platform and tag list, so most accounts find it in one lookup.
 import type { Logger } from 'pino';
 import { historyNeeded } from '../domain/alert-conditions.ts';
-import { scopeKeys, scopeMatches, type AlertRuleDefinition } from '../domain/alert-rules.ts';
+import {
+  scopeKeys,
+  scopeMatches,
+  type AlertCondition,
+  type AlertMetric,
+  type AlertRuleDefinition,
+} from '../domain/alert-rules.ts';
 import { alertRulesVersion, enabledAlertRules, type FoundRule } from '../storage/alert-rules-repo.ts';
 import type { Executor } from '../storage/store.ts';
-import { decisionKey } from './alert-history.ts';
 
 export interface BookRule {
   id: string;
@@ -28,12 +34,32 @@ export interface AccountInScope {
   tags: readonly string[];
 }
 
+/** One question the rules in an account's scope ask (a metric and a condition), and those rules. */
+export interface AskedQuestion {
+  question: number;
+  metric: AlertMetric;
+  condition: AlertCondition;
+  rules: readonly BookRule[];
+}
+
+/** What an account's rules ask of it: each question once, with the rules asking it. */
+export interface ScopePlan {
+  questions: readonly AskedQuestion[];
+  rules: number;
+}
+
+/** Plans kept per (platform, tags); far more distinct tag lists than this are read again. */
+const MAX_PLANS = 4_096;
+
 export class RuleSet {
-  /** Whether any rule's scope names tags: only then are a batch's tags read. */
+  /** Whether any rule's scope names tags. */
   readonly byTags: boolean;
   /** The last account each rule was found for (a rule indexed under two of its tags is found once). */
   private readonly seenAt: Uint32Array;
   private lookups = 0;
+  /** The accounts some rule names: only their plans depend on more than platform and tags. */
+  private readonly named: ReadonlySet<number>;
+  private readonly plans = new Map<string, ScopePlan>();
 
   constructor(
     readonly rules: readonly BookRule[],
@@ -42,6 +68,23 @@ export class RuleSet {
   ) {
     this.byTags = rules.some((r) => r.definition.scope.tags !== undefined);
     this.seenAt = new Uint32Array(rules.length);
+    this.named = new Set(rules.flatMap((r) => r.definition.scope.accounts ?? []));
+  }
+
+  /**
+   * The questions the account's rules ask. Accounts of one platform and tag list share one plan
+   * (kept), unless a rule names the account.
+   */
+  planFor(account: AccountInScope): ScopePlan {
+    if (this.named.has(account.id)) return planOf(this.inScope(account));
+    const key = this.byTags ? `${account.platform}\u0000${account.tags.join('\u0000')}` : account.platform;
+    let plan = this.plans.get(key);
+    if (plan === undefined) {
+      if (this.plans.size >= MAX_PLANS) this.plans.clear();
+      plan = planOf(this.inScope(account));
+      this.plans.set(key, plan);
+    }
+    return plan;
   }
 
   /** The rules whose scope holds the account, each once. */
@@ -63,6 +106,28 @@ export class RuleSet {
       if (!rule.narrowed || scopeMatches(rule.definition.scope, account)) found.push(rule);
     }
   }
+}
+
+/** The rules grouped by the question they ask, in the book's order. */
+function planOf(rules: readonly BookRule[]): ScopePlan {
+  const byQuestion = new Map<number, AskedQuestion & { rules: BookRule[] }>();
+  for (const rule of [...rules].sort((a, b) => a.index - b.index)) {
+    const asked = byQuestion.get(rule.question);
+    if (asked) asked.rules.push(rule);
+    else
+      byQuestion.set(rule.question, {
+        question: rule.question,
+        metric: rule.definition.metric,
+        condition: rule.definition.condition,
+        rules: [rule],
+      });
+  }
+  return { questions: [...byQuestion.values()], rules: rules.length };
+}
+
+/** The question a rule asks, the same text for every rule asking it. */
+export function decisionKey(metric: AlertMetric, condition: AlertCondition): string {
+  return `${metric}:${JSON.stringify(condition)}`;
 }
 
 const strings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string');

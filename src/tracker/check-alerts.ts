@@ -1,14 +1,13 @@
 // Alert rules after a check, in its transaction (DESIGN §12): the tracker's rule book (the enabled
-// rules, read again only when they changed) gives each account just read the rules in its scope,
-// and a rule that holds writes `alert.triggered` once per account per cooldown. A rule that cannot be read
+// rules, read again only when they changed) gives each account just read the questions the rules
+// in its scope ask (by its platform and its tags as claimed), each question is decided once, and a
+// rule whose question holds writes `alert.triggered` once per account per cooldown. A rule that cannot be read
 // or weighed is logged and skipped; if the store refuses a step, the step is undone (a savepoint)
 // and the check is written without alerts. Either way the check itself goes on.
 import type { AlertFinding, AlertSubject } from '../domain/alert-conditions.ts';
-import type { AlertCondition, AlertMetric } from '../domain/alert-rules.ts';
 import type { NewEvent } from '../domain/events.ts';
 import { accountPublicId } from '../domain/ids.ts';
 import { firingKey, lastFirings, recordFirings, type AlertFiring } from '../storage/alert-firings-repo.ts';
-import { tagsOfAccounts } from '../storage/alert-rules-repo.ts';
 import type { ClaimedAccount } from '../storage/leases-repo.ts';
 import { withSavepoint } from '../storage/savepoint.ts';
 import type { Executor } from '../storage/store.ts';
@@ -23,8 +22,6 @@ type AlertContext = Pick<TrackerContext, 'store' | 'logger' | 'settings' | 'aler
 interface Read {
   write: CheckWrite;
   before: ClaimedAccount;
-  /** The rules in scope of the account. */
-  rules: BookRule[];
   state: AccountAlertState;
 }
 
@@ -75,47 +72,37 @@ async function alertEvents(
   now: number,
 ): Promise<NewEvent[]> {
   const book = await ctx.alertRules.current(trx);
-  const platform = accounts[0]?.platform;
-  if (book.rules.length === 0 || platform === undefined) return [];
+  if (book.rules.length === 0) return [];
   const byId = new Map(accounts.map((a) => [a.id, a]));
+  // Each account's rules as its plan: the questions they ask (each once), with the tags as claimed.
   const reads: Read[] = [];
   for (const write of written) {
     const before = byId.get(write.id);
-    const subject = subjectOf(write);
-    if (before && subject) reads.push({ write, before, rules: [], state: accountAlertState(write.id, subject) });
+    const subject = before ? subjectOf(write) : null;
+    if (!before || !subject) continue;
+    const plan = book.planFor({ id: write.id, platform: before.platform, tags: before.tags });
+    if (plan.rules > 0) reads.push({ write, before, state: accountAlertState(write.id, subject, plan) });
   }
   if (reads.length === 0) return [];
-  const tags = book.byTags
-    ? await tagsOfAccounts(
-        trx,
-        reads.map((r) => r.write.id),
-      )
-    : new Map<number, string[]>();
-
-  // Each account's rules, and the questions they ask of it, each question once.
-  const asked: { state: AccountAlertState; metric: AlertMetric; condition: AlertCondition }[] = [];
-  const seen = new Uint8Array(reads.length * book.questions);
-  reads.forEach((read, i) => {
-    read.rules = book.inScope({ id: read.write.id, platform, tags: tags.get(read.write.id) ?? [] });
-    for (const { question, definition } of read.rules) {
-      const at = i * book.questions + question;
-      if (seen[at] === 1) continue;
-      seen[at] = 1;
-      asked.push({ state: read.state, metric: definition.metric, condition: definition.condition });
-    }
-  });
-  await readAlertHistory(trx, asked, now, ctx.settings);
+  await readAlertHistory(
+    trx,
+    reads.map((r) => r.state),
+    now,
+    ctx.settings,
+  );
 
   const findings: { rule: BookRule; read: Read; finding: AlertFinding }[] = [];
   for (const read of reads)
-    for (const rule of read.rules) {
-      const decision = decide(read.state, rule.question, rule.definition.metric, rule.definition.condition, now);
-      if (!decision.ok)
-        ctx.logger.warn(
-          { err: decision.error, rule: rule.id, account: read.write.id },
-          'alert rule skipped: it failed',
-        );
-      else if (decision.finding) findings.push({ rule, read, finding: decision.finding });
+    for (const asked of read.state.plan.questions) {
+      const decision = decide(read.state, asked, now);
+      if (decision.ok && decision.finding === null) continue;
+      for (const rule of asked.rules)
+        if (!decision.ok)
+          ctx.logger.warn(
+            { err: decision.error, rule: rule.id, account: read.write.id },
+            'alert rule skipped: it failed',
+          );
+        else if (decision.finding) findings.push({ rule, read, finding: decision.finding });
     }
   if (findings.length === 0) return [];
   const last = await lastFirings(

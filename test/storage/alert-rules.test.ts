@@ -12,7 +12,6 @@ import {
   deleteAlertRule,
   findAlertRule,
   insertAlertRule,
-  tagsOfAccounts,
   updateAlertRule,
 } from '../../src/storage/alert-rules-repo.ts';
 import { AlertRuleBook } from '../../src/tracker/alert-rulebook.ts';
@@ -41,8 +40,8 @@ describe(`alert rules storage (${dialectName})`, () => {
     const book = new AlertRuleBook(pino({ level: 'silent' }));
     const ids = async (id: number, tags: string[], platform = 'x') =>
       (await book.current(db))
-        .inScope({ id, platform, tags })
-        .map((r) => r.id)
+        .planFor({ id, platform, tags })
+        .questions.flatMap((q) => q.rules.map((r) => r.id))
         .sort();
     assert.deepEqual(await ids(1, ['news', 'sport']), ['alr_all', 'alr_news', 'alr_two', 'alr_x']);
     assert.deepEqual(await ids(3, []), ['alr_acc3', 'alr_all', 'alr_x']);
@@ -72,27 +71,35 @@ describe(`alert rules storage (${dialectName})`, () => {
     assert.equal((await book.current(db)).byTags, false);
   });
 
-  it("reads the batch's tags by account", async (t) => {
+  it('asks each question once per account, and shares the plan of accounts alike unless a rule names one', async (t) => {
     const [store] = await freshStores(t);
     assert.ok(store);
-    const tagRow = (id: number, tag: string) => ({
-      account_id: id,
-      tag,
-      platform: 'x',
-      status: 'active',
-      username_key: `u${id}`,
-      sort_followers: 0,
-      sort_growth: 0,
-      sort_checked: 0,
-    });
-    await store.db
-      .insertInto('account_tags')
-      .values([tagRow(1, 'news'), tagRow(1, 'sport'), tagRow(2, 'sport')])
-      .execute();
-    const tags = await tagsOfAccounts(store.db, [1, 2, 3]);
-    assert.deepEqual(tags.get(1)?.sort(), ['news', 'sport']);
-    assert.deepEqual(tags.get(2), ['sport']);
-    assert.equal(tags.has(3), false);
+    const db = store.db;
+    const add = (id: string, input: Record<string, unknown>) =>
+      insertAlertRule(db, { id, definition: rule(input), createdAt: 1, updatedAt: 1 });
+    await add('alr_a', { scope: {}, condition: { above: 10 } });
+    await add('alr_b', { scope: { tags: ['news'] }, condition: { above: 10 } });
+    await add('alr_c', { scope: { tags: ['news'], platform: 'bluesky' }, condition: { below: 2 } });
+    await add('alr_d', { scope: { accounts: ['acc_7'] }, metric: 'posts', condition: { above: 10 } });
+    const book = await new AlertRuleBook(pino({ level: 'silent' })).current(db);
+    const asked = (plan: ReturnType<typeof book.planFor>) =>
+      plan.questions.map((q) => `${q.metric} ${JSON.stringify(q.condition)}: ${q.rules.map((r) => r.id).join(',')}`);
+
+    const one = book.planFor({ id: 1, platform: 'x', tags: ['news'] });
+    assert.deepEqual(asked(one), ['followers {"above":10}: alr_a,alr_b']);
+    assert.equal(one.rules, 2);
+    assert.equal(book.planFor({ id: 2, platform: 'x', tags: ['news'] }), one, 'the same platform and tags: one plan');
+    assert.deepEqual(asked(book.planFor({ id: 3, platform: 'bluesky', tags: ['news'] })), [
+      'followers {"above":10}: alr_a,alr_b',
+      'followers {"below":2}: alr_c',
+    ]);
+    assert.deepEqual(asked(book.planFor({ id: 4, platform: 'x', tags: [] })), ['followers {"above":10}: alr_a']);
+    // A rule naming acc_7 is in its plan only, whatever its tags share with others.
+    assert.deepEqual(asked(book.planFor({ id: 7, platform: 'x', tags: ['news'] })), [
+      'followers {"above":10}: alr_a,alr_b',
+      'posts {"above":10}: alr_d',
+    ]);
+    assert.equal(book.planFor({ id: 2, platform: 'x', tags: ['news'] }), one);
   });
 
   it('keeps the last firing per rule and account', async (t) => {
