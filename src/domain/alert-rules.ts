@@ -210,6 +210,34 @@ function checkCondition(raw: unknown, fail: (field: string, message: string) => 
   return null;
 }
 
+const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+/** A stored scope as perch writes it (account row ids), or null when it is not (a hand-edited store). */
+export function storedScope(raw: unknown): AlertScope | null {
+  if (!isObject(raw)) return null;
+  const { tags, platform, accounts } = raw;
+  const ok =
+    Object.keys(raw).every((k) => k === 'tags' || k === 'platform' || k === 'accounts') &&
+    (tags === undefined || strings(tags)) &&
+    (platform === undefined || (typeof platform === 'string' && isPlatform(platform))) &&
+    (accounts === undefined || (Array.isArray(accounts) && accounts.every((x) => Number.isSafeInteger(x))));
+  return ok ? (raw as AlertScope) : null;
+}
+
+/** A stored condition as perch writes it, or null when it is not. */
+export function storedCondition(raw: unknown): AlertCondition | null {
+  let ok = true;
+  const condition = checkCondition(raw, () => (ok = false));
+  return ok ? condition : null;
+}
+
+/** A stored recipient list, or null when it is not one. */
+export function storedRecipients(raw: unknown): string[] | null {
+  return strings(raw) ? raw : null;
+}
+
+export const isAlertMetric = (v: string): v is AlertMetric => (ALERT_METRICS as readonly string[]).includes(v);
+
 /** One key of the scope index: a tracker looks rules up by its accounts' ids, tags and platform. */
 export interface ScopeKey {
   kind: 'all' | 'platform' | 'tag' | 'account';

@@ -1,7 +1,9 @@
 // An alert rule's condition and scope in words, for the dashboard and the command line.
 import type { AlertCondition } from './alert-rules.ts';
 
-export function describeCondition(condition: AlertCondition): string {
+/** null: a stored condition perch cannot read. */
+export function describeCondition(condition: AlertCondition | null): string {
+  if (condition === null) return '(a condition that cannot be read)';
   if ('above' in condition) return `above ${condition.above}`;
   if ('below' in condition) return `below ${condition.below}`;
   if ('changePercent' in condition) return `changes ${condition.changePercent} % in ${condition.windowHours} h`;

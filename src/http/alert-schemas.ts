@@ -87,6 +87,15 @@ export const AlertRuleView = Type.Object(
     condition: Type.Unknown({ description: Condition.description }),
     createdAt: Type.String(),
     updatedAt: Type.String(),
+    problem: Type.Optional(
+      Type.Object(
+        { unreadable: Type.Array(Type.String()), detail: Type.String() },
+        {
+          description:
+            'Only for a rule whose stored fields cannot be read (a hand-edited store): checks skip it until a change sends those fields.',
+        },
+      ),
+    ),
   },
   { examples: [example] },
 );

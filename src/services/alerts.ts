@@ -28,13 +28,16 @@ export interface AlertRuleView {
   name: string;
   scope: { tags?: string[]; platform?: string; accounts?: string[] };
   metric: string;
-  condition: AlertRuleDefinition['condition'];
+  /** null only when the stored condition cannot be read (see `problem`). */
+  condition: AlertRuleDefinition['condition'] | null;
   /** A duration such as "24h". */
   cooldown: string;
   recipients: string[];
   enabled: boolean;
   createdAt: string;
   updatedAt: string;
+  /** Only for a rule whose stored fields perch cannot read (a hand-edited store): what to send to repair it. */
+  problem?: { unreadable: string[]; detail: string };
 }
 
 export interface FiringView {
@@ -62,12 +65,25 @@ export function toAlertView(record: AlertRuleRecord): AlertRuleView {
     name: d.name,
     scope,
     metric: d.metric,
-    condition: d.condition,
+    condition: record.unreadable?.includes('condition') ? null : d.condition,
     cooldown: cooldownText(d.cooldownMs),
     recipients: d.recipients,
     enabled: d.enabled,
     createdAt: new Date(record.createdAt).toISOString(),
     updatedAt: new Date(record.updatedAt).toISOString(),
+    ...(record.unreadable ? { problem: problemOf(record.unreadable) } : {}),
+  };
+}
+
+/** The API's names of stored fields that cannot be read. */
+const API_FIELDS: Record<string, string> = { cooldownMs: 'cooldown' };
+const apiFields = (fields: readonly string[]) => fields.map((f) => API_FIELDS[f] ?? f);
+
+function problemOf(unreadable: readonly string[]): NonNullable<AlertRuleView['problem']> {
+  const fields = apiFields(unreadable);
+  return {
+    unreadable: fields,
+    detail: `The stored ${fields.join(', ')} of this rule cannot be read, so checks skip it; change the rule with a new ${fields.join(', ')} to repair it, or delete it.`,
   };
 }
 
@@ -147,6 +163,17 @@ export async function changeAlertRule(
   await deps.store.db.transaction().execute(async (trx) => {
     const current = await findAlertRule(trx, id);
     if (!current) throw notFound(id);
+    // A field that cannot be read is not kept by a change: the change must bring it.
+    const missing = apiFields(current.unreadable ?? []).filter(
+      (field) => typeof change !== 'object' || change === null || !(field in change),
+    );
+    if (missing.length > 0)
+      throw new PerchError('validation_failed', 'The stored rule has fields that cannot be read; send them anew.', {
+        errors: missing.map((field) => ({
+          field: `body/${field}`,
+          message: 'the stored value cannot be read: send one',
+        })),
+      });
     const definition = await checked(trx, change, current.definition);
     await updateAlertRule(trx, id, definition, now);
     await writeAudit(trx, { actor, action: 'alert.update', target: id, detail: { name: definition.name }, at: now });

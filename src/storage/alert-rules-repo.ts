@@ -1,9 +1,15 @@
 // Alert rules (migrations 016, 018): write and read them, and what a tracker's rule book needs:
-// the rules' version (one number per batch), the enabled rules, and the batch's tags.
+// the rules' version (one number per batch) and the enabled rules. A stored field that is not
+// what perch writes is named, not thrown: the rule is still listed and can be repaired.
 import type { Kysely, Selectable } from 'kysely';
-import type { AlertRuleDefinition } from '../domain/alert-rules.ts';
+import {
+  isAlertMetric,
+  storedCondition,
+  storedRecipients,
+  storedScope,
+  type AlertRuleDefinition,
+} from '../domain/alert-rules.ts';
 import type { AlertRulesTable } from './alerts-schema.ts';
-import { parseJson } from './json-column.ts';
 import { runByShape } from './prepared.ts';
 import type { Database } from './schema.ts';
 
@@ -14,6 +20,11 @@ export interface AlertRuleRecord {
   definition: AlertRuleDefinition;
   createdAt: number;
   updatedAt: number;
+  /**
+   * The stored fields that are not what perch writes (a hand-edited store): their place in
+   * `definition` holds a stand-in that matches nothing, and a check skips the rule.
+   */
+  unreadable?: string[];
 }
 
 /** A rule as a check finds it: its definition, or why it could not be read (it is skipped). */
@@ -31,26 +42,55 @@ const columnsOf = (d: AlertRuleDefinition) => ({
   enabled: d.enabled ? 1 : 0,
 });
 
-/** Throws when a stored column is not what perch writes (a check skips such a rule). */
-function toDefinition(row: Selectable<AlertRulesTable>): AlertRuleDefinition {
-  const parse = (text: string): unknown => JSON.parse(text);
-  return {
+type Stored<T> = { value: T } | null;
+const stored = <T>(text: string | null, read: (v: unknown) => T | null): Stored<T> => {
+  try {
+    const value = read(text === null ? null : JSON.parse(text));
+    return value === null ? null : { value };
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * The definition of a stored rule. A field that is not what perch writes is named in `unreadable`
+ * and stands in as something that matches nothing (no accounts, a level no value passes), so the
+ * rule can still be listed, shown, repaired by a change or deleted.
+ */
+function toDefinition(row: Selectable<AlertRulesTable>): { definition: AlertRuleDefinition; unreadable: string[] } {
+  const unreadable: string[] = [];
+  const or = <T>(field: string, found: Stored<T>, standIn: T): T => {
+    if (found) return found.value;
+    unreadable.push(field);
+    return standIn;
+  };
+  const cooldownMs = Number(row.cooldown_ms);
+  const definition: AlertRuleDefinition = {
     name: row.name,
-    scope: parse(row.scope) as AlertRuleDefinition['scope'],
-    metric: row.metric as AlertRuleDefinition['metric'],
-    condition: parse(row.condition) as AlertRuleDefinition['condition'],
-    cooldownMs: Number(row.cooldown_ms),
-    recipients: parseJson<string[]>(row.recipients, []),
+    scope: or('scope', stored(row.scope, storedScope), { accounts: [] }),
+    metric: or('metric', isAlertMetric(row.metric) ? { value: row.metric } : null, 'followers'),
+    condition: or('condition', stored(row.condition, storedCondition), { above: Number.MAX_VALUE }),
+    cooldownMs: or('cooldownMs', Number.isSafeInteger(cooldownMs) && cooldownMs >= 0 ? { value: cooldownMs } : null, 0),
+    recipients: or(
+      'recipients',
+      row.recipients === null ? { value: [] } : stored(row.recipients, storedRecipients),
+      [],
+    ),
     enabled: Number(row.enabled) === 1,
   };
+  return { definition, unreadable };
 }
 
-const toRecord = (row: Selectable<AlertRulesTable>): AlertRuleRecord => ({
-  id: row.id,
-  definition: toDefinition(row),
-  createdAt: Number(row.created_at),
-  updatedAt: Number(row.updated_at),
-});
+const toRecord = (row: Selectable<AlertRulesTable>): AlertRuleRecord => {
+  const { definition, unreadable } = toDefinition(row);
+  return {
+    id: row.id,
+    definition,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+    ...(unreadable.length > 0 ? { unreadable } : {}),
+  };
+};
 
 export async function insertAlertRule(db: Db, record: AlertRuleRecord): Promise<void> {
   await db
@@ -109,10 +149,14 @@ export async function alertRulesVersion(db: Db): Promise<number> {
 export async function enabledAlertRules(db: Db): Promise<FoundRule[]> {
   const rows = await db.selectFrom('alert_rules').selectAll().where('enabled', '=', 1).orderBy('id').execute();
   return rows.map((row): FoundRule => {
-    try {
-      return { id: row.id, name: row.name, ok: true, definition: toDefinition(row) };
-    } catch (error) {
-      return { id: row.id, name: row.name, ok: false, error };
-    }
+    const { definition, unreadable } = toDefinition(row);
+    return unreadable.length === 0
+      ? { id: row.id, name: row.name, ok: true, definition }
+      : {
+          id: row.id,
+          name: row.name,
+          ok: false,
+          error: new Error(`its stored ${unreadable.join(', ')} cannot be read`),
+        };
   });
 }

@@ -10,6 +10,7 @@ import { historyNeeded } from '../domain/alert-conditions.ts';
 import {
   scopeKeys,
   scopeMatches,
+  storedScope,
   type AlertCondition,
   type AlertMetric,
   type AlertRuleDefinition,
@@ -130,20 +131,6 @@ export function decisionKey(metric: AlertMetric, condition: AlertCondition): str
   return `${metric}:${JSON.stringify(condition)}`;
 }
 
-const strings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string');
-const numbers = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'number');
-
-/** Whether a stored scope has the shape scopeMatches and scopeKeys read. */
-function wellFormed(scope: unknown): boolean {
-  if (typeof scope !== 'object' || scope === null || Array.isArray(scope)) return false;
-  const { tags, platform, accounts } = scope as Record<string, unknown>;
-  return (
-    (tags === undefined || strings(tags)) &&
-    (platform === undefined || typeof platform === 'string') &&
-    (accounts === undefined || numbers(accounts))
-  );
-}
-
 /** The book of the rules `found`; a rule that cannot be read or weighed is logged and left out. */
 export function compileRules(found: readonly FoundRule[], logger: Logger): RuleSet {
   const rules: BookRule[] = [];
@@ -157,7 +144,7 @@ export function compileRules(found: readonly FoundRule[], logger: Logger): RuleS
     try {
       const { scope, metric, condition } = rule.definition;
       // A stored shape perch does not write skips the rule, not the batch.
-      if (!wellFormed(scope))
+      if (storedScope(scope) === null)
         throw new Error('the scope is not an object of a tag list, a platform and an account list');
       historyNeeded(condition, 0);
       const keys = scopeKeys(scope);

@@ -154,3 +154,45 @@ test('a rule is created, fires at a check, shows when it fired, is changed and d
   assert.equal((await call('GET', `/api/admin/alerts/${created.body.id}`)).status, 404);
   assert.deepEqual((await call('GET', '/api/admin/alerts')).body.data, []);
 });
+
+test('a rule whose stored fields cannot be read is listed with what to send, and a change that sends them repairs it', async (t) => {
+  const { api, call } = await world(t);
+  const broken = (await call('POST', '/api/admin/alerts', good)).body.id as string;
+  const shaped = (await call('POST', '/api/admin/alerts', { ...good, name: 'Shaped' })).body.id as string;
+  const fine = (await call('POST', '/api/admin/alerts', { ...good, name: 'Fine' })).body.id as string;
+  // Hand edits of the store: a condition that is not JSON, a scope of a shape perch never writes.
+  const db = api.deps.store.db;
+  await db.updateTable('alert_rules').set({ condition: '{not json' }).where('id', '=', broken).execute();
+  await db.updateTable('alert_rules').set({ scope: '{"tags":"vip"}' }).where('id', '=', shaped).execute();
+
+  const list = await call('GET', '/api/admin/alerts');
+  assert.equal(list.status, 200, JSON.stringify(list.body));
+  const byId = new Map(list.body.data.map((r: { id: string }) => [r.id, r]));
+  assert.equal(byId.size, 3);
+  const b = byId.get(broken) as Record<string, unknown>;
+  assert.equal(b.condition, null);
+  assert.deepEqual((b.problem as { unreadable: string[] }).unreadable, ['condition']);
+  assert.match((b.problem as { detail: string }).detail, /condition .*cannot be read/);
+  assert.deepEqual((byId.get(shaped) as { problem: { unreadable: string[] } }).problem.unreadable, ['scope']);
+  assert.equal((byId.get(fine) as Record<string, unknown>).problem, undefined);
+  const one = await call('GET', `/api/admin/alerts/${broken}`);
+  assert.equal(one.status, 200);
+  assert.deepEqual(one.body.firings, []);
+
+  // A change that leaves the unreadable field out is a 400 naming it, and changes nothing.
+  const partial = await call('PATCH', `/api/admin/alerts/${broken}`, { name: 'Renamed' });
+  assert.equal(partial.status, 400);
+  assert.deepEqual(
+    partial.body.errors.map((e: { field: string }) => e.field),
+    ['body/condition'],
+  );
+  assert.equal((await call('GET', `/api/admin/alerts/${broken}`)).body.name, 'Big');
+  const repaired = await call('PATCH', `/api/admin/alerts/${broken}`, { condition: { above: 5 } });
+  assert.equal(repaired.status, 200, JSON.stringify(repaired.body));
+  assert.deepEqual(repaired.body.condition, { above: 5 });
+  assert.equal(repaired.body.problem, undefined);
+  const rescoped = await call('PATCH', `/api/admin/alerts/${shaped}`, { scope: { tags: ['vip'] } });
+  assert.equal(rescoped.status, 200, JSON.stringify(rescoped.body));
+  assert.deepEqual(rescoped.body.scope, { tags: ['vip'] });
+  assert.equal((await call('DELETE', `/api/admin/alerts/${fine}`)).status, 200);
+});

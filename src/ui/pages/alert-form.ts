@@ -74,7 +74,8 @@ export function ruleInput(form: AlertForm, editing: boolean): Record<string, unk
 
 /** The form's values for a stored rule. */
 export function formOf(rule: AlertRuleView): AlertForm {
-  const c = rule.condition;
+  // A condition that cannot be read is asked for anew (the form starts as a level).
+  const c = rule.condition ?? { above: '' };
   const kind = Object.keys(c)[0] ?? 'above';
   const amount =
     'above' in c

@@ -32,7 +32,7 @@ const DONE: Record<string, string> = {
 
 const ruleRow = (r: AlertRuleView) => html`<tr data-alert-id="${r.id}">
   <td><a href="/ui/alerts/${r.id}">${r.name}</a></td>
-  <td>${r.metric} ${describeCondition(r.condition)}</td>
+  <td>${r.metric} ${describeCondition(r.condition)}${r.problem ? ' (cannot be read: change or delete it)' : ''}</td>
   <td>${describeScope(r.scope)}</td>
   <td>${r.cooldown}</td>
   <td>${r.enabled ? 'enabled' : 'disabled'}</td>
@@ -135,6 +135,7 @@ async function rulePage(
   const body = html`<p class="crumbs"><a href="/ui/alerts">Alerts</a></p>
 <h1>${rule.name}</h1>
 ${top}
+${notice('error', rule.problem?.detail)}
 <p>${rule.metric} ${describeCondition(rule.condition)}; ${describeScope(rule.scope)}; at most once per account per ${rule.cooldown}${rule.enabled ? '' : ' (disabled)'}.</p>
 <section>
 <h2>When it fired</h2>
