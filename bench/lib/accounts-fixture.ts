@@ -149,7 +149,12 @@ export async function indexTagsAndCounts(dbPath: string): Promise<void> {
  * is thrown away if this fails). The rows are what the tracker would have written; their tag rows
  * and counts are made after.
  */
-export async function fillCheckedAccounts(dbPath: string, count: number): Promise<void> {
+export async function fillCheckedAccounts(
+  dbPath: string,
+  count: number,
+  options: { tags?: (i: number) => readonly string[] } = {},
+): Promise<void> {
+  const tagsOf = options.tags ?? (() => ['bench']);
   const store = await openStore(`file:${dbPath}`);
   // Touch the reader so that close() really closes it: Kysely only destroys a connection it has used,
   // and an open second connection would stop the journal-mode switch below.
@@ -164,7 +169,7 @@ export async function fillCheckedAccounts(dbPath: string, count: number): Promis
     const insert = db.prepare(
       `insert into accounts (platform, username, username_key, platform_user_id, status, tags, profile, metrics, analysis,
          followers, followers_change_7d, tracked_since, last_checked_at, next_check_at, created_at, updated_at)
-       values ('x', ?, ?, ?, 'active', '["bench"]', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       values ('x', ?, ?, ?, 'active', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const now = Date.now();
     const variants = checkedVariants(now);
@@ -176,6 +181,7 @@ export async function fillCheckedAccounts(dbPath: string, count: number): Promis
           name,
           name,
           String(10_000_000 + i),
+          JSON.stringify(tagsOf(i)),
           c.profile,
           c.metrics,
           c.analysis,
