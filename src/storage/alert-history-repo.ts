@@ -1,7 +1,7 @@
 // The snapshots an alert window compares with: for each account, the latest observation in a short
 // span just before the window's start. Reads only that span of the (account, bucket) key, and only
 // the columns a rule can watch, so a window costs a few index entries per account however long it is.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { padded, runByShape } from './prepared.ts';
 import type { Database } from './schema.ts';
 
@@ -17,7 +17,10 @@ export interface BaselineSnapshot {
 
 /**
  * The latest snapshot of each account observed in `[from, to]`. A snapshot's bucket is the start of
- * the `bucketMs` bucket its observation fell in, so only buckets from `from - bucketMs` are read.
+ * the `bucketMs` bucket its observation fell in, so only buckets from `from - bucketMs` are read,
+ * newest first: one row per (account, bucket) makes the newest bucket the latest observation, so
+ * each account costs one step back through its key (to the first bucket observed by `to`) and one
+ * row, not every row of the span.
  */
 export async function latestSnapshotsIn(
   db: Db,
@@ -28,29 +31,24 @@ export async function latestSnapshotsIn(
 ): Promise<Map<number, BaselineSnapshot>> {
   const latest = new Map<number, BaselineSnapshot>();
   if (accountIds.length === 0) return latest;
-  const ids = padded(accountIds);
+  const ids = padded([...new Set(accountIds)]);
   const { rows } = await runByShape<Row>(db, `alert-window:${ids.length}`, [from - bucketMs, from, to, ...ids], (a) => {
     const [firstBucket, start, end, ...list] = a as number[];
-    return db
-      .selectFrom('metric_snapshots')
-      .select(['account_id', 'observed_at', 'followers', 'following', 'posts'])
-      .where('account_id', 'in', list)
-      .where('bucket', '>=', firstBucket ?? 0)
-      .where('bucket', '<=', end ?? 0)
-      .where('observed_at', '>=', start ?? 0)
-      .where('observed_at', '<=', end ?? 0);
+    const query = sql<Row>`with ids (id) as (values ${sql.join(list.map((id) => sql`(cast(${id} as bigint))`))})
+      select s.account_id, s.observed_at, s.followers, s.following, s.posts
+      from ids join metric_snapshots s on s.account_id = ids.id and s.bucket = (
+        select m.bucket from metric_snapshots m
+        where m.account_id = ids.id and m.bucket >= ${firstBucket} and m.bucket <= ${end}
+          and m.observed_at >= ${start} and m.observed_at <= ${end}
+        order by m.bucket desc limit 1)`;
+    return { compile: () => query.compile(db) };
   });
-  for (const row of rows) {
-    const id = Number(row.account_id);
-    const observedAt = Number(row.observed_at);
-    const known = latest.get(id);
-    if (known && known.observedAt >= observedAt) continue;
-    latest.set(id, {
-      observedAt,
+  for (const row of rows)
+    latest.set(Number(row.account_id), {
+      observedAt: Number(row.observed_at),
       followers: Number(row.followers),
       following: Number(row.following),
       posts: Number(row.posts),
     });
-  }
   return latest;
 }
