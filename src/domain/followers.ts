@@ -14,6 +14,12 @@ export interface FollowerIdentity {
 export const FOLLOWER_SAMPLE = 100;
 /** At most one `account.followers_changed` per account per this. */
 export const FOLLOWER_EVENT_GAP_MS = 60_000;
+/**
+ * How long live changes wait for their gained followers' names (a follow frame names the follower
+ * by DID only; the next follower round asks the platform, at most a minute later), so the event
+ * says who followed. Past it they go out as they are.
+ */
+export const FOLLOWER_NAME_WAIT_MS = 150_000;
 
 /** What closing a pass changed. */
 export interface FollowerDiff {

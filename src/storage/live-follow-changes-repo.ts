@@ -57,14 +57,17 @@ export interface LiveChanges {
 /**
  * Takes the account's unannounced live changes, if its last account.followers_changed is at least
  * `gapMs` old (the same minute the passes keep: one statement claims it, so two writers never both
- * announce); null when it is too soon (they stay for later).
+ * announce); null when it is too soon (they stay for later), or, with `nameWaitMs`, while a
+ * follower gained live in the last `nameWaitMs` has no name yet.
  */
 export async function takeLiveChanges(
   db: Db,
   accountId: number,
   now: number,
   gapMs: number,
+  nameWaitMs = 0,
 ): Promise<LiveChanges | null> {
+  if (nameWaitMs > 0 && (await waitsForNames(db, accountId, now - nameWaitMs))) return null;
   await db
     .insertInto('follower_passes')
     .values({ account_id: accountId, pass_id: 0, next_at: now })
@@ -115,6 +118,24 @@ export async function takeLiveChanges(
     .where('pending', '=', 1)
     .execute();
   return { gained, lost, gainedCount, lostCount };
+}
+
+/** Whether a follower gained live since `since` still has no name (its handle is its DID). */
+async function waitsForNames(db: Db, accountId: number, since: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('follow_records as r')
+    .innerJoin('followers as f', (join) =>
+      join.onRef('f.account_id', '=', 'r.account_id').onRef('f.follower_id', '=', 'r.follower_did'),
+    )
+    .select('r.follower_did')
+    .where('r.account_id', '=', accountId)
+    .where('r.pending', '=', 1)
+    .where('r.gained_at', '>', since)
+    .whereRef('f.handle', '=', 'r.follower_did')
+    .where('f.gone_at', 'is', null)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 /** Accounts whose live changes wait for their minute and may be announced now. */

@@ -1,12 +1,14 @@
 // What a batch of the follows stream does (DESIGN §11), in one transaction with the stream's
 // cursor: a follow of a tracked account whose follower list is on is a gained follower, the delete
 // of a follow record perch saw created a lost one (storage/live-follows-repo.ts); the changes are
-// announced as account.followers_changed (via stream) when the account's minute allows, else kept
-// for announceDueFollows, which the stream's chore runs. A replayed frame changes nothing.
+// announced as account.followers_changed (via stream) when the account's minute allows and its
+// gained followers have names (the follower round asks the platform for them; past
+// FOLLOWER_NAME_WAIT_MS they go out as DIDs), else kept for announceDueFollows, which the stream's
+// chore runs. A replayed frame changes nothing.
 import type { Clock } from '../clock.ts';
 import type { NewEvent } from '../domain/events.ts';
 import { FOLLOWS_STREAM } from '../domain/stream-shards.ts';
-import { FOLLOWER_EVENT_GAP_MS, followersChangedEvent } from '../domain/followers.ts';
+import { FOLLOWER_EVENT_GAP_MS, FOLLOWER_NAME_WAIT_MS, followersChangedEvent } from '../domain/followers.ts';
 import { recordEvents } from '../storage/events-repo.ts';
 import type { FollowerRule } from '../storage/follower-claims-repo.ts';
 import {
@@ -99,7 +101,7 @@ async function announce(db: Executor, ids: readonly number[], now: number): Prom
   const events: NewEvent[] = [];
   for (const id of ids) {
     const account = accounts.get(id);
-    const changes = account ? await takeLiveChanges(db, id, now, FOLLOWER_EVENT_GAP_MS) : null;
+    const changes = account ? await takeLiveChanges(db, id, now, FOLLOWER_EVENT_GAP_MS, FOLLOWER_NAME_WAIT_MS) : null;
     const event =
       account && changes ? followersChangedEvent(id, account, { ...changes, baseline: false }, 'stream') : null;
     if (event) events.push(event);

@@ -1,11 +1,13 @@
 // Live follows end to end over real WebSockets and real HTTP on a real store (DESIGN §11): a follow
-// of a tracked account on the local Jetstream is a gained follower within 5 s (and announced), the
+// of a tracked account on the local Jetstream is a gained follower within 5 s (announced once the
+// follower round has named the follower, or as a DID after a while when the platform cannot), the
 // delete of that follow record a lost one, follows of accounts perch does not track change nothing,
 // and a restart resumes from the stored cursor (with a long rewind: every frame comes again)
 // without reporting anything twice; the changes that waited for the account's minute go out after
 // it, and a purge leaves nothing of the account's followers behind.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { FOLLOWER_NAME_WAIT_MS } from '../../src/domain/followers.ts';
 import { FOLLOW_COLLECTION } from '../../src/domain/stream-shards.ts';
 import { announceDueFollows } from '../../src/stream/apply-follows.ts';
 import { ADMIN_KEY, streamHarness, until, type StreamHarness } from './harness.ts';
@@ -58,11 +60,16 @@ describe('live follows on Bluesky', () => {
     await until(async () => ids(await followers(h, base, 'gained')).includes(newFan.did), 5_000, 'gained');
     assert.ok(Date.now() - started < 5_000);
     t.diagnostic(`gained in the API ${Date.now() - started} ms after the follow`);
+    // The event waits for the follower's name, which the next follower round asks for.
+    await h.followStream.refreshNow();
+    assert.equal((await h.events('account.followers_changed')).length, 0, 'held for the name');
+    assert.equal((await h.tracker.followerRound()).named, 1);
+    await h.followStream.refreshNow();
     await until(async () => (await h.events('account.followers_changed')).length === 1, 5_000, 'the event');
     const [event] = await h.events('account.followers_changed');
     assert.equal((event!.data.account as { username: string }).username, 'ada.bsky.social');
     assert.deepEqual(change(event!.data), {
-      gained: [{ platformUserId: newFan.did, username: newFan.did }],
+      gained: [{ platformUserId: newFan.did, username: 'newfan.bsky.social' }],
       lost: [],
       gainedCount: 1,
       lostCount: 0,
@@ -97,15 +104,17 @@ describe('live follows on Bluesky', () => {
     assert.deepEqual(await followers(h, base, 'lost'), before.lost, 'nor lost anybody again');
     assert.equal((await h.events('account.followers_changed')).length, 1);
 
-    // Past the minute, what waited goes out in one event, once.
+    // Past the minute, what waited goes out in one event, once, when its follower has a name.
     const later = { now: () => Date.now() + 61_000 };
+    assert.equal(await announceDueFollows(h.store, later), 0, 'held for the name');
+    assert.equal((await h.tracker.followerRound()).named, 1);
     assert.equal(await announceDueFollows(h.store, later), 1);
     assert.equal(await announceDueFollows(h.store, later), 0);
     const events = await h.events('account.followers_changed');
     assert.equal(events.length, 2);
     assert.deepEqual(change(events[1]!.data), {
-      gained: [{ platformUserId: late.did, username: late.did }],
-      lost: [{ platformUserId: newFan.did, username: newFan.did }],
+      gained: [{ platformUserId: late.did, username: 'late.bsky.social' }],
+      lost: [{ platformUserId: newFan.did, username: 'newfan.bsky.social' }],
       gainedCount: 1,
       lostCount: 1,
       via: 'stream',
@@ -157,6 +166,16 @@ describe('live follows on Bluesky', () => {
     assert.ok(asked >= 1, 'the DID was asked for');
     assert.equal((await h.tracker.followerRound()).named, undefined, 'nothing left to name');
     assert.equal(h.bsky.lookupCount(gone.did), asked, 'one the platform does not show is not asked again');
+
+    // The event waits for names a while; one the platform does not show goes out as its DID after.
+    assert.equal(await h.events('account.followers_changed').then((e) => e.length), 0, 'held for the names');
+    assert.equal(await announceDueFollows(h.store, { now: () => Date.now() + 61_000 }), 0);
+    assert.equal(await announceDueFollows(h.store, { now: () => Date.now() + FOLLOWER_NAME_WAIT_MS + 1_000 }), 1);
+    const [event] = await h.events('account.followers_changed');
+    const gained = (change(event!.data).gained as { platformUserId: string; username: string }[]).map(
+      (f) => [f.platformUserId, f.username] as const,
+    );
+    assert.deepEqual(Object.fromEntries(gained), { [fan.did]: 'newfan.bsky.social', [gone.did]: gone.did });
   });
 });
 
