@@ -1,5 +1,6 @@
 // Alert rules (DESIGN §12): what a person asked to hear about, checked field by field into a
-// definition, and the scope keys that let a check find only the rules that can match its accounts.
+// definition (and, as stored, read back only in the shapes perch writes), and the scope keys that
+// let a check find only the rules that can match its accounts.
 import { TAG_PATTERN } from './account.ts';
 import type { FieldProblem } from './errors.ts';
 import { isPlatform, PLATFORMS, type Platform } from './platforms.ts';
@@ -7,6 +8,7 @@ import { parseDuration } from './units.ts';
 
 export const ALERT_METRICS = ['followers', 'following', 'posts', 'engagementRate'] as const;
 export type AlertMetric = (typeof ALERT_METRICS)[number];
+export const isAlertMetric = (v: unknown): v is AlertMetric => (ALERT_METRICS as readonly unknown[]).includes(v);
 
 export type AlertCondition =
   | { above: number }
@@ -83,9 +85,8 @@ export function checkAlertRule(input: unknown, base?: AlertRuleDefinition): Chec
   let metric = base?.metric;
   if (has('metric') || !base) {
     const raw = input.metric;
-    if (typeof raw !== 'string' || !(ALERT_METRICS as readonly string[]).includes(raw))
-      fail('metric', `must be one of ${ALERT_METRICS.join(', ')}`);
-    else metric = raw as AlertMetric;
+    if (!isAlertMetric(raw)) fail('metric', `must be one of ${ALERT_METRICS.join(', ')}`);
+    else metric = raw;
   }
   let condition = base?.condition;
   if (has('condition') || !base) condition = checkCondition(input.condition, fail) ?? undefined;
@@ -235,8 +236,6 @@ export function storedCondition(raw: unknown): AlertCondition | null {
 export function storedRecipients(raw: unknown): string[] | null {
   return strings(raw) ? raw : null;
 }
-
-export const isAlertMetric = (v: string): v is AlertMetric => (ALERT_METRICS as readonly string[]).includes(v);
 
 /** One key of the scope index: a tracker looks rules up by its accounts' ids, tags and platform. */
 export interface ScopeKey {

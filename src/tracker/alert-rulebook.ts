@@ -6,11 +6,9 @@
 // question it asks (metric and condition), so rules asking the same share one decision. What an
 // account's rules ask is kept per platform and tag list, so most accounts find it in one lookup.
 import type { Logger } from 'pino';
-import { historyNeeded } from '../domain/alert-conditions.ts';
 import {
   scopeKeys,
   scopeMatches,
-  storedScope,
   type AlertCondition,
   type AlertMetric,
   type AlertRuleDefinition,
@@ -37,7 +35,6 @@ export interface AccountInScope {
 
 /** One question the rules in an account's scope ask (a metric and a condition), and those rules. */
 export interface AskedQuestion {
-  question: number;
   metric: AlertMetric;
   condition: AlertCondition;
   rules: readonly BookRule[];
@@ -64,7 +61,6 @@ export class RuleSet {
 
   constructor(
     readonly rules: readonly BookRule[],
-    readonly questions: number,
     private readonly index: ReadonlyMap<string, readonly BookRule[]>,
   ) {
     this.byTags = rules.some((r) => r.definition.scope.tags !== undefined);
@@ -117,7 +113,6 @@ function planOf(rules: readonly BookRule[]): ScopePlan {
     if (asked) asked.rules.push(rule);
     else
       byQuestion.set(rule.question, {
-        question: rule.question,
         metric: rule.definition.metric,
         condition: rule.definition.condition,
         rules: [rule],
@@ -131,7 +126,7 @@ export function decisionKey(metric: AlertMetric, condition: AlertCondition): str
   return `${metric}:${JSON.stringify(condition)}`;
 }
 
-/** The book of the rules `found`; a rule that cannot be read or weighed is logged and left out. */
+/** The book of the rules `found`; a rule that cannot be read is logged and left out. */
 export function compileRules(found: readonly FoundRule[], logger: Logger): RuleSet {
   const rules: BookRule[] = [];
   const questions = new Map<string, number>();
@@ -141,42 +136,34 @@ export function compileRules(found: readonly FoundRule[], logger: Logger): RuleS
       logger.warn({ err: rule.error, rule: rule.id }, 'alert rule skipped: it cannot be read');
       continue;
     }
-    try {
-      const { scope, metric, condition } = rule.definition;
-      // A stored shape perch does not write skips the rule, not the batch.
-      if (storedScope(scope) === null)
-        throw new Error('the scope is not an object of a tag list, a platform and an account list');
-      historyNeeded(condition, 0);
-      const keys = scopeKeys(scope);
-      const key = decisionKey(metric, condition);
-      const question = questions.get(key) ?? questions.size;
-      questions.set(key, question);
-      const dimensions = [scope.accounts, scope.tags, scope.platform].filter((d) => d !== undefined).length;
-      const entry: BookRule = {
-        id: rule.id,
-        definition: rule.definition,
-        question,
-        index: rules.length,
-        narrowed: dimensions > 1,
-      };
-      rules.push(entry);
-      for (const { kind, value } of keys) {
-        const name = `${kind}:${value}`;
-        const list = index.get(name);
-        if (list) list.push(entry);
-        else index.set(name, [entry]);
-      }
-    } catch (error) {
-      logger.warn({ err: error, rule: rule.id }, 'alert rule skipped: its scope or condition cannot be read');
+    // The store's reader gives only definitions of the shapes perch writes (unreadable ones are not ok).
+    const { scope, metric, condition } = rule.definition;
+    const key = decisionKey(metric, condition);
+    const question = questions.get(key) ?? questions.size;
+    questions.set(key, question);
+    const dimensions = [scope.accounts, scope.tags, scope.platform].filter((d) => d !== undefined).length;
+    const entry: BookRule = {
+      id: rule.id,
+      definition: rule.definition,
+      question,
+      index: rules.length,
+      narrowed: dimensions > 1,
+    };
+    rules.push(entry);
+    for (const { kind, value } of scopeKeys(scope)) {
+      const name = `${kind}:${value}`;
+      const list = index.get(name);
+      if (list) list.push(entry);
+      else index.set(name, [entry]);
     }
   }
-  return new RuleSet(rules, questions.size, index);
+  return new RuleSet(rules, index);
 }
 
 /** The rules one tracker weighs, read again from the store only when their version moved. */
 export class AlertRuleBook {
   private version: number | null = null;
-  private set = new RuleSet([], 0, new Map());
+  private set = new RuleSet([], new Map());
 
   constructor(private readonly logger: Logger) {}
 
